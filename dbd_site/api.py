@@ -1,0 +1,59 @@
+"""The API root and the one error shape every endpoint answers with."""
+
+from typing import Any
+
+from rest_framework import exceptions, status
+from rest_framework.decorators import api_view, permission_classes
+from rest_framework.permissions import AllowAny
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.reverse import reverse
+from rest_framework.views import exception_handler as drf_exception_handler
+
+
+@api_view(["GET"])
+@permission_classes([AllowAny])
+def api_root(request: Request) -> Response:
+    return Response(
+        {
+            "rules": reverse("rules-api-root", request=request),
+            "rosters_validate": reverse("roster-api-validate", request=request),
+            "schema": reverse("api-schema", request=request),
+            "docs": reverse("api-docs", request=request),
+        }
+    )
+
+
+def _flatten(detail: Any, pointer: str = "") -> list[dict[str, str]]:
+    """Turn DRF's nested error detail into [{pointer, code, message}] (R12's shape)."""
+    if isinstance(detail, dict):
+        errors: list[dict[str, str]] = []
+        for key, value in detail.items():
+            sub = pointer if key == "non_field_errors" else f"{pointer}/{key}"
+            errors.extend(_flatten(value, sub))
+        return errors
+    if isinstance(detail, list):
+        errors = []
+        for index, value in enumerate(detail):
+            sub = pointer if isinstance(value, exceptions.ErrorDetail) else f"{pointer}/{index}"
+            errors.extend(_flatten(value, sub))
+        return errors
+    code = getattr(detail, "code", "invalid") or "invalid"
+    return [{"pointer": pointer, "code": str(code).replace("_", "-"), "message": str(detail)}]
+
+
+def exception_handler(exc: Exception, context: dict) -> Response | None:
+    response = drf_exception_handler(exc, context)
+    if response is None:
+        return None
+    if isinstance(exc, exceptions.ValidationError):
+        response.data = {"errors": _flatten(exc.detail)}
+    elif isinstance(exc, exceptions.APIException):
+        detail = exc.detail
+        code = getattr(detail, "code", exc.default_code)
+        response.data = {
+            "errors": [{"pointer": "", "code": str(code).replace("_", "-"), "message": str(detail)}]
+        }
+    if response.status_code == status.HTTP_429_TOO_MANY_REQUESTS and "Retry-After" in response:
+        response.data["retry_after"] = response["Retry-After"]
+    return response

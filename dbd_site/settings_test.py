@@ -1,0 +1,14 @@
+"""Settings for the test suite: the real settings plus a throw-away key and fast hashing."""
+
+import os
+
+os.environ.setdefault("SECRET_KEY", "test-only-secret-key-not-for-deployment")
+
+from dbd_site.settings import *  # noqa: E402,F403
+
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+# The manifest storage needs `collectstatic`; tests render templates without it.
+STORAGES = {
+    **STORAGES,  # noqa: F405
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}

@@ -1,0 +1,16 @@
+from django.contrib import admin
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from dbd_site import api, views
+
+urlpatterns = [
+    path("", views.home, name="home"),
+    path("rules/", include("rules.urls")),
+    path("api/v1/", api.api_root, name="api-root"),
+    path("api/v1/rules/", include("rules.api_urls")),
+    path("api/v1/rosters/", include("roster.api_urls")),
+    path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    path("admin/", admin.site.urls),
+]
