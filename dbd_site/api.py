@@ -2,6 +2,8 @@
 
 from typing import Any
 
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema
 from rest_framework import exceptions, status
 from rest_framework.decorators import api_view, permission_classes
 from rest_framework.permissions import AllowAny
@@ -11,6 +13,11 @@ from rest_framework.reverse import reverse
 from rest_framework.views import exception_handler as drf_exception_handler
 
 
+@extend_schema(
+    summary="Links to the API's parts",
+    responses={200: OpenApiTypes.OBJECT},
+    tags=["api"],
+)
 @api_view(["GET"])
 @permission_classes([AllowAny])
 def api_root(request: Request) -> Response:
@@ -52,7 +59,9 @@ def exception_handler(exc: Exception, context: dict) -> Response | None:
         detail = exc.detail
         code = getattr(detail, "code", exc.default_code)
         response.data = {
-            "errors": [{"pointer": "", "code": str(code).replace("_", "-"), "message": str(detail)}]
+            "errors": [
+                {"pointer": "", "code": str(code).replace("_", "-"), "message": str(detail)}
+            ]
         }
     if response.status_code == status.HTTP_429_TOO_MANY_REQUESTS and "Retry-After" in response:
         response.data["retry_after"] = response["Retry-After"]

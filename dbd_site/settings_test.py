@@ -4,7 +4,7 @@ import os
 
 os.environ.setdefault("SECRET_KEY", "test-only-secret-key-not-for-deployment")
 
-from dbd_site.settings import *  # noqa: E402,F403
+from dbd_site.settings import *  # noqa: F403
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 # The manifest storage needs `collectstatic`; tests render templates without it.

@@ -1,12 +1,7 @@
 from django.urls import path
 
-from rest_framework.decorators import api_view
-from rest_framework.response import Response
+from roster import api
 
-
-@api_view(["POST"])
-def placeholder(request):
-    return Response({})
-
-
-urlpatterns = [path("validate/", placeholder, name="roster-api-validate")]
+urlpatterns = [
+    path("validate/", api.validate_roster, name="roster-api-validate"),
+]

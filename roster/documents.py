@@ -1,0 +1,427 @@
+"""The dbd-roster/1 document: its JSON Schema, parsing into plain data, and export.
+
+A document is the engine's input and the import/export format. Shape problems
+(wrong types, missing or unknown keys, wrong `format`) are found here, with a JSON
+Pointer each; rule problems are the engine's business. Nothing here imports Django.
+"""
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import jsonschema_rs
+from jsonschema import Draft202012Validator, validators
+from jsonschema.exceptions import ValidationError as SchemaError
+
+FORMAT = "dbd-roster/1"
+STATISTIC_NAMES = ["ME", "RA", "CA", "DF", "HP", "FR"]
+MAX_MEMBERS = 20
+
+_SLUG = {"type": "string", "minLength": 1, "maxLength": 100}
+_NAME_PATTERN = r"\S"  # at least one visible character
+
+ADVANCEMENT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "description": (
+        "A free advancement or level-up: a line of the society's table, with `choice` for "
+        "an 'or' line, or `skill` + `method` for a skill line."
+    ),
+    "additionalProperties": False,
+    "required": ["line"],
+    "properties": {
+        "line": {"type": "integer", "minimum": 1, "maximum": 6},
+        "choice": {"type": "string", "enum": STATISTIC_NAMES},
+        "skill": {**_SLUG, "description": "`<category>/<slug>`, e.g. `movement/catfall`."},
+        "method": {"type": "string", "enum": ["rolled", "picked"]},
+        "rerolls": {"type": "integer", "minimum": 0, "maximum": 100},
+        "natural_12": {"type": "boolean"},
+    },
+}
+
+PURCHASE_SCHEMA: dict[str, Any] = {
+    "description": "A purchased advancement: a statistic line, or a skill by name (R6).",
+    "oneOf": [
+        {
+            "type": "object",
+            "title": "Statistic purchase",
+            "additionalProperties": False,
+            "required": ["line"],
+            "properties": {
+                "line": {"type": "integer", "minimum": 1, "maximum": 6},
+                "choice": {"type": "string", "enum": STATISTIC_NAMES},
+            },
+        },
+        {
+            "type": "object",
+            "title": "Skill purchase",
+            "additionalProperties": False,
+            "required": ["skill"],
+            "properties": {"skill": _SLUG},
+        },
+    ],
+}
+
+MEMBER_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["name", "club", "base"],
+    "properties": {
+        "name": {"type": "string", "minLength": 1, "maxLength": 60, "pattern": _NAME_PATTERN},
+        "role": {"type": "string", "enum": ["student", "mentor"], "default": "student"},
+        "club": {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["name", "society", "choice"],
+            "properties": {
+                "name": {
+                    "type": "string",
+                    "minLength": 1,
+                    "maxLength": 60,
+                    "pattern": _NAME_PATTERN,
+                },
+                "society": _SLUG,
+                "choice": {"type": "string", "enum": STATISTIC_NAMES},
+            },
+        },
+        "base": {
+            "type": "object",
+            "description": "ME, RA, CA and DF before society: 3, 2, 2, 1 in some order (R1).",
+            "additionalProperties": False,
+            "required": ["ME", "RA", "CA", "DF"],
+            "properties": {
+                stat: {"type": "integer", "minimum": -100, "maximum": 100}
+                for stat in ("ME", "RA", "CA", "DF")
+            },
+        },
+        "free_advancements": {
+            "type": "array",
+            "items": ADVANCEMENT_SCHEMA,
+            "maxItems": 10,
+            "default": [],
+        },
+        "purchases": {"type": "array", "items": PURCHASE_SCHEMA, "maxItems": 40, "default": []},
+        "equipment": {"type": "array", "items": _SLUG, "maxItems": 20, "default": []},
+        "core_schools": {"type": "array", "items": _SLUG, "maxItems": 4, "default": []},
+        "spells": {"type": "array", "items": _SLUG, "maxItems": 40, "default": []},
+        "spell_focus": {"type": "boolean", "default": False},
+        "mastery": {"type": ["string", "null"], "minLength": 1, "maxLength": 100, "default": None},
+        "xp": {"type": "integer", "minimum": 0, "maximum": 100000, "default": 0},
+        "level_ups": {
+            "type": "array",
+            "items": ADVANCEMENT_SCHEMA,
+            "maxItems": 20,
+            "default": [],
+        },
+    },
+}
+
+DOCUMENT_SCHEMA: dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "title": "dbd-roster/1",
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["format", "name", "resources", "members"],
+    "properties": {
+        "format": {"type": "string", "enum": [FORMAT]},
+        "name": {"type": "string", "minLength": 1, "maxLength": 100, "pattern": _NAME_PATTERN},
+        "resources": {"type": "integer", "minimum": 1, "maximum": 1_000_000},
+        "members": {"type": "array", "items": MEMBER_SCHEMA, "maxItems": MAX_MEMBERS},
+    },
+}
+
+# JSON Schema counts 1.0 as an integer; a roster's numbers must be whole numbers in JSON too.
+_StrictValidator = validators.extend(
+    Draft202012Validator,
+    type_checker=Draft202012Validator.TYPE_CHECKER.redefine(
+        "integer", lambda _checker, value: type(value) is int
+    ),
+)
+_VALIDATOR = _StrictValidator(DOCUMENT_SCHEMA)
+# The Rust validator answers "is it valid?" about a hundred times faster; the Python one
+# above explains why not, with messages and pointers, on the rare invalid document.
+_FAST_VALIDATOR = jsonschema_rs.validator_for(DOCUMENT_SCHEMA)
+
+# jsonschema's validator keywords, as the stable codes the API reports.
+SHAPE_CODES = {
+    "type": "wrong-type",
+    "required": "missing-key",
+    "additionalProperties": "unknown-key",
+    "enum": "invalid-value",
+    "minLength": "too-short",
+    "maxLength": "too-long",
+    "pattern": "blank",
+    "minimum": "out-of-range",
+    "maximum": "out-of-range",
+    "maxItems": "too-many-items",
+    "oneOf": "invalid-purchase",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """An error or warning: where (a JSON Pointer, R12), a stable code, and plain words."""
+
+    pointer: str
+    code: str
+    message: str
+
+    def as_dict(self) -> dict[str, str]:
+        return {"pointer": self.pointer, "code": self.code, "message": self.message}
+
+
+def pointer(*parts: str | int) -> str:
+    """A JSON Pointer (RFC 6901) from path parts."""
+    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
+
+
+def _problems_from(error: SchemaError) -> list[Problem]:
+    at = list(error.absolute_path)
+    code = SHAPE_CODES.get(str(error.validator), "invalid")
+    if error.validator == "required":
+        missing = [k for k in error.validator_value if k not in error.instance]
+        return [Problem(pointer(*at, k), code, f"'{k}' is required here.") for k in missing]
+    if error.validator == "type":
+        expected = error.validator_value
+        expected = " or ".join(expected) if isinstance(expected, list) else expected
+        return [
+            Problem(pointer(*at), code, f"Expected {expected}, got {_json_type(error.instance)}.")
+        ]
+    if error.validator == "additionalProperties":
+        allowed = error.schema.get("properties", {})
+        extra = sorted(k for k in error.instance if k not in allowed)
+        return [
+            Problem(
+                pointer(*at, k),
+                code,
+                f"'{k}' is not a key of this object; allowed keys: {', '.join(allowed)}.",
+            )
+            for k in extra
+        ]
+    if error.validator == "oneOf":
+        message = (
+            'A purchase is either {"line": n} (with "choice" for an \'or\' line) '
+            'or {"skill": "category/slug"}.'
+        )
+        return [Problem(pointer(*at), code, message)]
+    if error.validator == "pattern":
+        return [Problem(pointer(*at), code, "This may not be blank.")]
+    if error.validator == "minLength":
+        return [Problem(pointer(*at), code, "This may not be empty.")]
+    if error.validator == "maxLength":
+        limit = error.validator_value
+        return [Problem(pointer(*at), code, f"At most {limit} characters, please.")]
+    if error.validator == "maxItems":
+        return [Problem(pointer(*at), code, f"At most {error.validator_value} entries here.")]
+    if error.validator in ("minimum", "maximum"):
+        low = error.schema.get("minimum")
+        high = error.schema.get("maximum")
+        return [Problem(pointer(*at), code, f"Must be between {low} and {high}.")]
+    return [Problem(pointer(*at), code, error.message)]
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    return "object"
+
+
+def _explain(data: Any) -> list[Problem]:
+    """Every way `data` fails to be a dbd-roster/1 document, one problem per pointer.
+
+    A value that breaks several keywords (an empty name is both too short and blank)
+    is reported once, by the first.
+    """
+    by_pointer: dict[str, Problem] = {}
+    for error in sorted(_VALIDATOR.iter_errors(data), key=lambda e: list(map(str, e.path))):
+        for problem in _problems_from(error):
+            by_pointer.setdefault(problem.pointer, problem)
+    return list(by_pointer.values())
+
+
+def shape_problems(data: Any) -> list[Problem]:
+    """Every way `data` fails to be a dbd-roster/1 document; empty when it is one."""
+    try:
+        parse(data)
+    except MalformedDocument as exc:
+        return exc.problems
+    return []
+
+
+# --- parsed form ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Advancement:
+    line: int
+    choice: str | None = None
+    skill: str | None = None
+    method: str | None = None
+    rerolls: int = 0
+    natural_12: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Purchase:
+    line: int | None = None
+    choice: str | None = None
+    skill: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Member:
+    name: str
+    club_name: str
+    society: str
+    society_choice: str
+    base: dict[str, int]
+    role: str = "student"
+    free_advancements: tuple[Advancement, ...] = ()
+    purchases: tuple[Purchase, ...] = ()
+    equipment: tuple[str, ...] = ()
+    core_schools: tuple[str, ...] = ()
+    spells: tuple[str, ...] = ()
+    spell_focus: bool = False
+    mastery: str | None = None
+    xp: int = 0
+    level_ups: tuple[Advancement, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Roster:
+    name: str
+    resources: int
+    members: tuple[Member, ...] = field(default=())
+
+
+class MalformedDocument(ValueError):
+    def __init__(self, problems: list[Problem]) -> None:
+        super().__init__("; ".join(f"{p.pointer or '/'}: {p.message}" for p in problems))
+        self.problems = problems
+
+
+class _FractionalNumber(ValueError):
+    """1.0 passes the fast validator as an integer; a roster wants whole numbers."""
+
+
+def _whole(value: Any) -> int:
+    if type(value) is not int:
+        raise _FractionalNumber
+    return value
+
+
+def _advancement(raw: dict[str, Any]) -> Advancement:
+    return Advancement(
+        line=_whole(raw["line"]),
+        choice=raw.get("choice"),
+        skill=raw.get("skill"),
+        method=raw.get("method"),
+        rerolls=_whole(raw.get("rerolls", 0)),
+        natural_12=raw.get("natural_12", False),
+    )
+
+
+def _member(raw: dict[str, Any]) -> Member:
+    club = raw["club"]
+    return Member(
+        name=raw["name"],
+        role=raw.get("role", "student"),
+        club_name=club["name"],
+        society=club["society"],
+        society_choice=club["choice"],
+        base={stat: _whole(raw["base"][stat]) for stat in ("ME", "RA", "CA", "DF")},
+        free_advancements=tuple(_advancement(a) for a in raw.get("free_advancements", [])),
+        purchases=tuple(
+            Purchase(
+                line=None if "line" not in p else _whole(p["line"]),
+                choice=p.get("choice"),
+                skill=p.get("skill"),
+            )
+            for p in raw.get("purchases", [])
+        ),
+        equipment=tuple(raw.get("equipment", [])),
+        core_schools=tuple(raw.get("core_schools", [])),
+        spells=tuple(raw.get("spells", [])),
+        spell_focus=raw.get("spell_focus", False),
+        mastery=raw.get("mastery"),
+        xp=_whole(raw.get("xp", 0)),
+        level_ups=tuple(_advancement(a) for a in raw.get("level_ups", [])),
+    )
+
+
+def parse(data: Any) -> Roster:
+    """Import: a JSON value into a `Roster`, or `MalformedDocument` listing every problem."""
+    if _FAST_VALIDATOR.is_valid(data):
+        try:
+            return Roster(
+                name=data["name"],
+                resources=_whole(data["resources"]),
+                members=tuple(_member(m) for m in data["members"]),
+            )
+        except _FractionalNumber:
+            pass
+    problems = _explain(data) or [
+        Problem("", "invalid", "This is not a dbd-roster/1 document.")  # defensive only
+    ]
+    raise MalformedDocument(problems)
+
+
+def _advancement_json(a: Advancement) -> dict[str, Any]:
+    out: dict[str, Any] = {"line": a.line}
+    if a.choice is not None:
+        out["choice"] = a.choice
+    if a.skill is not None:
+        out["skill"] = a.skill
+    if a.method is not None:
+        out["method"] = a.method
+    if a.rerolls:
+        out["rerolls"] = a.rerolls
+    if a.natural_12:
+        out["natural_12"] = True
+    return out
+
+
+def _purchase_json(p: Purchase) -> dict[str, Any]:
+    if p.skill is not None:
+        return {"skill": p.skill}
+    out: dict[str, Any] = {"line": p.line}
+    if p.choice is not None:
+        out["choice"] = p.choice
+    return out
+
+
+def export(roster: Roster) -> dict[str, Any]:
+    """The canonical dbd-roster/1 JSON for a roster.
+
+    Canonical means every member key is written, and an advancement's optional keys
+    only when they say something (`rerolls` above 0, `natural_12` when true).
+    """
+    return {
+        "format": FORMAT,
+        "name": roster.name,
+        "resources": roster.resources,
+        "members": [
+            {
+                "name": m.name,
+                "role": m.role,
+                "club": {"name": m.club_name, "society": m.society, "choice": m.society_choice},
+                "base": dict(m.base),
+                "free_advancements": [_advancement_json(a) for a in m.free_advancements],
+                "purchases": [_purchase_json(p) for p in m.purchases],
+                "equipment": list(m.equipment),
+                "core_schools": list(m.core_schools),
+                "spells": list(m.spells),
+                "spell_focus": m.spell_focus,
+                "mastery": m.mastery,
+                "xp": m.xp,
+                "level_ups": [_advancement_json(a) for a in m.level_ups],
+            }
+            for m in roster.members
+        ],
+    }

@@ -1,0 +1,85 @@
+"""Small builders for dbd-roster/1 documents used across the roster tests."""
+
+import copy
+from typing import Any
+
+
+def emma() -> dict[str, Any]:
+    """The rulebook's Emma, as in the engine issue's example (R1, R2, R4, R5)."""
+    return {
+        "name": "Emma",
+        "role": "student",
+        "club": {"name": "Literature Club", "society": "academic", "choice": "RA"},
+        "base": {"ME": 1, "RA": 2, "CA": 3, "DF": 2},
+        "free_advancements": [
+            {"line": 4, "skill": "spellcasting/spell-focus", "method": "picked"},
+            {"line": 2},
+        ],
+        "purchases": [],
+        "equipment": ["simple-weapon", "medical-kit"],
+        "core_schools": ["restoration"],
+        "spells": ["healing-spring"],
+        "spell_focus": False,
+        "mastery": None,
+        "xp": 0,
+        "level_ups": [],
+    }
+
+
+def julius() -> dict[str, Any]:
+    """The rulebook's Julius: sporting, ME2 RA2, a Melee and a Movement skill (R6)."""
+    return {
+        "name": "Julius",
+        "role": "student",
+        "club": {"name": "Riding Club", "society": "sporting", "choice": "ME"},
+        "base": {"ME": 1, "RA": 2, "CA": 3, "DF": 2},
+        "free_advancements": [
+            {"line": 4, "skill": "melee/outsized-weapon", "method": "picked"},
+            {"line": 6, "skill": "movement/catfall", "method": "picked"},
+        ],
+        "purchases": [{"line": 1, "choice": "ME"}, {"skill": "movement/quick-mantle"}],
+        "equipment": [],
+        "core_schools": [],
+        "spells": [],
+        "spell_focus": False,
+        "mastery": None,
+        "xp": 0,
+        "level_ups": [],
+    }
+
+
+def student(name: str, **changes: Any) -> dict[str, Any]:
+    """A plain legal technical student with no purchases; override any key."""
+    member = {
+        "name": name,
+        "role": "student",
+        "club": {"name": "Robotics Club", "society": "technical", "choice": "RA"},
+        "base": {"ME": 2, "RA": 3, "CA": 1, "DF": 2},
+        "free_advancements": [{"line": 3}, {"line": 2, "choice": "HP"}],
+        "purchases": [],
+        "equipment": [],
+        "core_schools": [],
+        "spells": [],
+        "spell_focus": False,
+        "mastery": None,
+        "xp": 0,
+        "level_ups": [],
+    }
+    member.update(copy.deepcopy(changes))
+    return member
+
+
+def force(*members: dict[str, Any], resources: int = 50, name: str = "Test Force") -> dict:
+    return {
+        "format": "dbd-roster/1",
+        "name": name,
+        "resources": resources,
+        "members": list(members),
+    }
+
+
+def legal_force(**first_member_changes: Any) -> dict[str, Any]:
+    """Emma plus three plain students: a legal force of four."""
+    first = emma()
+    first.update(first_member_changes)
+    return force(first, student("Ann"), student("Ben"), student("Cat"))
