@@ -44,7 +44,8 @@ SPELL_DILETTANTE = "spellcasting/spell-dilettante"
 SPELL_FOCUS = "spellcasting/spell-focus"
 SPELL_MASTERY = "spellcasting/supreme-spell-mastery"
 
-# Every code the engine reports: (kind, what it means). Listed in the API schema and docs.
+# Every code the engine reports, with what it means; listed in the API schema and in
+# docs/roster-document.md (a test keeps the three in step).
 ERROR_CODES: Mapping[str, str] = {
     "invalid-base-statistics": "Base ME, RA, CA and DF are not 3, 2, 2 and 1 in some order (R1).",
     "unknown-society": "The club's society is not academic, sporting or technical (R2).",
