@@ -19,7 +19,6 @@ from collections import Counter
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
-from math import floor
 from typing import Any
 
 from roster import documents
@@ -176,22 +175,26 @@ def level_for_xp(xp: int, thresholds: tuple[int, ...] = LEVEL_THRESHOLDS) -> int
     return sum(1 for needed in thresholds if xp >= needed) or 1
 
 
-def round_down(value: Fraction) -> int:
-    """R13: whenever a number is divided or multiplied by a fraction, round down."""
-    return floor(value)
+def times_rounded_down(multiplier: Fraction, value: int) -> int:
+    """R13: a number multiplied by a fraction is rounded down (exact integer arithmetic)."""
+    return multiplier.numerator * value // multiplier.denominator
 
 
 def skill_cost(category: SkillCategory, owned_in_category: int, stats: Mapping[str, int]) -> int:
     """R6: m x S, m = 1.5 for the first skill in the category, +0.5 for each after."""
-    multiplier = Fraction(3, 2) + Fraction(owned_in_category, 2)
+    multiplier = Fraction(3 + owned_in_category, 2)
     statistic = max(stats[s] for s in category.cost_statistics)
-    return round_down(multiplier * statistic)
+    return times_rounded_down(multiplier, statistic)
 
 
 def equipment_cost(item: Equipment, stats: Mapping[str, int]) -> int:
     """R7: floor(k x STAT), DF-5 / DF-2 for armour, or the flat cost as printed."""
-    variable = item.cost_multiplier * stats[item.cost_statistic] if item.cost_statistic else 0
-    return max(0, round_down(Fraction(variable)) + item.cost_constant)
+    variable = (
+        times_rounded_down(item.cost_multiplier, stats[item.cost_statistic])
+        if item.cost_statistic
+        else 0
+    )
+    return max(0, variable + item.cost_constant)
 
 
 def _needs_statistic(item: Equipment) -> bool:

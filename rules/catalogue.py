@@ -43,12 +43,7 @@ class Society:
     choice_options: tuple[str, ...]
     modifiers: tuple[StatisticOption, ...]
     lines: Mapping[int, AdvancementLine]
-
-    @property
-    def skill_categories(self) -> frozenset[str]:
-        return frozenset(
-            line.skill_category for line in self.lines.values() if line.skill_category
-        )
+    skill_categories: frozenset[str]  # the categories of its skill lines (R6)
 
 
 @dataclass(frozen=True, slots=True)

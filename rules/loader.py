@@ -45,6 +45,11 @@ def build_catalogue(rules_version: str) -> c.Catalogue:
             choice_options=tuple(s.choice_options),
             modifiers=_options(s.modifiers),
             lines=MappingProxyType(lines_by_society.get(s.slug, {})),
+            skill_categories=frozenset(
+                line.skill_category
+                for line in lines_by_society.get(s.slug, {}).values()
+                if line.skill_category
+            ),
         )
         for s in models.Society.objects.all()
     }
