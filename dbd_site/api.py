@@ -2,6 +2,8 @@
 
 from typing import Any
 
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.http import Http404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import exceptions, status
@@ -50,6 +52,11 @@ def _flatten(detail: Any, pointer: str = "") -> list[dict[str, str]]:
 
 
 def exception_handler(exc: Exception, context: dict) -> Response | None:
+    # Django's own 404 and 403 become DRF's, so they get the same error shape.
+    if isinstance(exc, Http404):
+        exc = exceptions.NotFound()
+    elif isinstance(exc, DjangoPermissionDenied):
+        exc = exceptions.PermissionDenied()
     response = drf_exception_handler(exc, context)
     if response is None:
         return None

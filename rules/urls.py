@@ -1,3 +1,10 @@
 from django.urls import path
 
-urlpatterns: list = []
+from rules import views
+
+app_name = "rules"
+
+urlpatterns = [
+    path("", views.index, name="index"),
+    path("notes/", views.notes, name="notes"),
+]

@@ -5,149 +5,272 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
-    dependencies = [
-    ]
+    dependencies = []
 
     operations = [
         migrations.CreateModel(
-            name='Equipment',
+            name="Equipment",
             fields=[
-                ('slug', models.SlugField(max_length=60, primary_key=True, serialize=False)),
-                ('name', models.CharField(max_length=60)),
-                ('order', models.PositiveSmallIntegerField()),
-                ('kind', models.CharField(choices=[('melee', 'Melee'), ('ranged', 'Ranged'), ('armour', 'Armour'), ('shield', 'Shield'), ('item', 'Item')], max_length=10)),
-                ('hands', models.PositiveSmallIntegerField(help_text='0 for armour and items.')),
-                ('cost_multiplier', models.DecimalField(decimal_places=2, max_digits=4)),
-                ('cost_statistic', models.CharField(blank=True, choices=[('ME', 'Melee'), ('RA', 'Ranged'), ('CA', 'Spellcasting'), ('DF', 'Defence'), ('HP', 'Hit Points'), ('FR', 'Friendship')], max_length=2)),
-                ('cost_constant', models.SmallIntegerField(default=0)),
-                ('cost_label', models.CharField(help_text="As printed, e.g. '1.5xME'.", max_length=20)),
-                ('range_inches', models.PositiveSmallIntegerField(blank=True, null=True)),
-                ('fire_modes', models.JSONField(blank=True, default=list)),
-                ('blast', models.PositiveSmallIntegerField(blank=True, null=True)),
-                ('to_hit', models.SmallIntegerField(default=0, help_text='Melee to-hit bonus.')),
-                ('df_bonus_melee', models.PositiveSmallIntegerField(default=0)),
-                ('df_bonus_ranged', models.PositiveSmallIntegerField(default=0)),
-                ('summary', models.TextField()),
+                ("slug", models.SlugField(max_length=60, primary_key=True, serialize=False)),
+                ("name", models.CharField(max_length=60)),
+                ("order", models.PositiveSmallIntegerField()),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[
+                            ("melee", "Melee"),
+                            ("ranged", "Ranged"),
+                            ("armour", "Armour"),
+                            ("shield", "Shield"),
+                            ("item", "Item"),
+                        ],
+                        max_length=10,
+                    ),
+                ),
+                ("hands", models.PositiveSmallIntegerField(help_text="0 for armour and items.")),
+                ("cost_multiplier", models.DecimalField(decimal_places=2, max_digits=4)),
+                (
+                    "cost_statistic",
+                    models.CharField(
+                        blank=True,
+                        choices=[
+                            ("ME", "Melee"),
+                            ("RA", "Ranged"),
+                            ("CA", "Spellcasting"),
+                            ("DF", "Defence"),
+                            ("HP", "Hit Points"),
+                            ("FR", "Friendship"),
+                        ],
+                        max_length=2,
+                    ),
+                ),
+                ("cost_constant", models.SmallIntegerField(default=0)),
+                (
+                    "cost_label",
+                    models.CharField(help_text="As printed, e.g. '1.5xME'.", max_length=20),
+                ),
+                ("range_inches", models.PositiveSmallIntegerField(blank=True, null=True)),
+                ("fire_modes", models.JSONField(blank=True, default=list)),
+                ("blast", models.PositiveSmallIntegerField(blank=True, null=True)),
+                ("to_hit", models.SmallIntegerField(default=0, help_text="Melee to-hit bonus.")),
+                ("df_bonus_melee", models.PositiveSmallIntegerField(default=0)),
+                ("df_bonus_ranged", models.PositiveSmallIntegerField(default=0)),
+                ("summary", models.TextField()),
             ],
             options={
-                'verbose_name_plural': 'equipment',
-                'ordering': ['order'],
+                "verbose_name_plural": "equipment",
+                "ordering": ["order"],
             },
         ),
         migrations.CreateModel(
-            name='RulesVersion',
+            name="RulesVersion",
             fields=[
-                ('code', models.CharField(max_length=30, primary_key=True, serialize=False)),
-                ('title', models.CharField(max_length=100)),
+                ("code", models.CharField(max_length=30, primary_key=True, serialize=False)),
+                ("title", models.CharField(max_length=100)),
             ],
         ),
         migrations.CreateModel(
-            name='SkillCategory',
+            name="SkillCategory",
             fields=[
-                ('slug', models.SlugField(primary_key=True, serialize=False)),
-                ('name', models.CharField(max_length=30)),
-                ('order', models.PositiveSmallIntegerField()),
-                ('table_size', models.PositiveSmallIntegerField()),
-                ('cost_statistics', models.JSONField(help_text='e.g. ["ME", "RA"]')),
+                ("slug", models.SlugField(primary_key=True, serialize=False)),
+                ("name", models.CharField(max_length=30)),
+                ("order", models.PositiveSmallIntegerField()),
+                ("table_size", models.PositiveSmallIntegerField()),
+                ("cost_statistics", models.JSONField(help_text='e.g. ["ME", "RA"]')),
             ],
             options={
-                'verbose_name_plural': 'skill categories',
-                'ordering': ['order'],
+                "verbose_name_plural": "skill categories",
+                "ordering": ["order"],
             },
         ),
         migrations.CreateModel(
-            name='Society',
+            name="Society",
             fields=[
-                ('slug', models.SlugField(primary_key=True, serialize=False)),
-                ('name', models.CharField(max_length=30)),
-                ('order', models.PositiveSmallIntegerField()),
-                ('choice_options', models.JSONField(help_text='e.g. ["ME", "RA"]')),
-                ('modifiers', models.JSONField()),
-                ('summary', models.TextField()),
+                ("slug", models.SlugField(primary_key=True, serialize=False)),
+                ("name", models.CharField(max_length=30)),
+                ("order", models.PositiveSmallIntegerField()),
+                ("choice_options", models.JSONField(help_text='e.g. ["ME", "RA"]')),
+                ("modifiers", models.JSONField()),
+                ("summary", models.TextField()),
             ],
             options={
-                'verbose_name_plural': 'societies',
-                'ordering': ['order'],
+                "verbose_name_plural": "societies",
+                "ordering": ["order"],
             },
         ),
         migrations.CreateModel(
-            name='SpellSchool',
+            name="SpellSchool",
             fields=[
-                ('slug', models.SlugField(primary_key=True, serialize=False)),
-                ('name', models.CharField(max_length=30)),
-                ('order', models.PositiveSmallIntegerField()),
+                ("slug", models.SlugField(primary_key=True, serialize=False)),
+                ("name", models.CharField(max_length=30)),
+                ("order", models.PositiveSmallIntegerField()),
             ],
             options={
-                'ordering': ['order'],
+                "ordering": ["order"],
             },
         ),
         migrations.CreateModel(
-            name='Skill',
+            name="Skill",
             fields=[
-                ('key', models.CharField(help_text='<category>/<slug>', max_length=80, primary_key=True, serialize=False)),
-                ('slug', models.SlugField(max_length=60)),
-                ('name', models.CharField(max_length=60)),
-                ('roll_min', models.PositiveSmallIntegerField(help_text='First d12 result giving this skill.')),
-                ('roll_max', models.PositiveSmallIntegerField(help_text='Last d12 result giving this skill.')),
-                ('summary', models.TextField()),
-                ('repeatable', models.BooleanField(default=False)),
-                ('excludes', models.ManyToManyField(blank=True, to='rules.skill')),
-                ('category', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='skills', to='rules.skillcategory')),
+                (
+                    "key",
+                    models.CharField(
+                        help_text="<category>/<slug>",
+                        max_length=80,
+                        primary_key=True,
+                        serialize=False,
+                    ),
+                ),
+                ("slug", models.SlugField(max_length=60)),
+                ("name", models.CharField(max_length=60)),
+                (
+                    "roll_min",
+                    models.PositiveSmallIntegerField(
+                        help_text="First d12 result giving this skill."
+                    ),
+                ),
+                (
+                    "roll_max",
+                    models.PositiveSmallIntegerField(
+                        help_text="Last d12 result giving this skill."
+                    ),
+                ),
+                ("summary", models.TextField()),
+                ("repeatable", models.BooleanField(default=False)),
+                ("excludes", models.ManyToManyField(blank=True, to="rules.skill")),
+                (
+                    "category",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="skills",
+                        to="rules.skillcategory",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['category__order', 'roll_min'],
+                "ordering": ["category__order", "roll_min"],
             },
         ),
         migrations.CreateModel(
-            name='Spell',
+            name="Spell",
             fields=[
-                ('slug', models.SlugField(max_length=60, primary_key=True, serialize=False)),
-                ('name', models.CharField(max_length=60)),
-                ('order', models.PositiveSmallIntegerField()),
-                ('difficulty', models.PositiveSmallIntegerField(blank=True, null=True)),
-                ('difficulty_label', models.CharField(max_length=20)),
-                ('range_kind', models.CharField(choices=[('inches', 'Inches'), ('self', 'Self'), ('fr', 'FR')], max_length=10)),
-                ('range_inches', models.PositiveSmallIntegerField(blank=True, null=True)),
-                ('forbidden', models.BooleanField(default=False)),
-                ('summary', models.TextField(blank=True)),
-                ('required_skill', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to='rules.skill')),
-                ('school', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='spells', to='rules.spellschool')),
+                ("slug", models.SlugField(max_length=60, primary_key=True, serialize=False)),
+                ("name", models.CharField(max_length=60)),
+                ("order", models.PositiveSmallIntegerField()),
+                ("difficulty", models.PositiveSmallIntegerField(blank=True, null=True)),
+                ("difficulty_label", models.CharField(max_length=20)),
+                (
+                    "range_kind",
+                    models.CharField(
+                        choices=[("inches", "Inches"), ("self", "Self"), ("fr", "FR")],
+                        max_length=10,
+                    ),
+                ),
+                ("range_inches", models.PositiveSmallIntegerField(blank=True, null=True)),
+                ("forbidden", models.BooleanField(default=False)),
+                ("summary", models.TextField(blank=True)),
+                (
+                    "required_skill",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="rules.skill",
+                    ),
+                ),
+                (
+                    "school",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="spells",
+                        to="rules.spellschool",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['order'],
+                "ordering": ["order"],
             },
         ),
         migrations.CreateModel(
-            name='SpellOutcome',
+            name="SpellOutcome",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('successes_label', models.CharField(max_length=10)),
-                ('min_successes', models.PositiveSmallIntegerField()),
-                ('max_successes', models.PositiveSmallIntegerField(blank=True, null=True)),
-                ('effect', models.TextField()),
-                ('spell', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='outcomes', to='rules.spell')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("successes_label", models.CharField(max_length=10)),
+                ("min_successes", models.PositiveSmallIntegerField()),
+                ("max_successes", models.PositiveSmallIntegerField(blank=True, null=True)),
+                ("effect", models.TextField()),
+                (
+                    "spell",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="outcomes",
+                        to="rules.spell",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['spell__order', 'min_successes'],
+                "ordering": ["spell__order", "min_successes"],
             },
         ),
         migrations.CreateModel(
-            name='AdvancementLine',
+            name="AdvancementLine",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('number', models.PositiveSmallIntegerField()),
-                ('label', models.CharField(help_text="As printed, e.g. '+2 HP or +1 DF'.", max_length=40)),
-                ('kind', models.CharField(choices=[('statistic', 'Statistic'), ('skill', 'Skill')], max_length=10)),
-                ('options', models.JSONField(blank=True, default=list)),
-                ('skill_category', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to='rules.skillcategory')),
-                ('society', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='lines', to='rules.society')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("number", models.PositiveSmallIntegerField()),
+                (
+                    "label",
+                    models.CharField(
+                        help_text="As printed, e.g. '+2 HP or +1 DF'.", max_length=40
+                    ),
+                ),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[("statistic", "Statistic"), ("skill", "Skill")], max_length=10
+                    ),
+                ),
+                ("options", models.JSONField(blank=True, default=list)),
+                (
+                    "skill_category",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="rules.skillcategory",
+                    ),
+                ),
+                (
+                    "society",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="lines",
+                        to="rules.society",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['society__order', 'number'],
-                'constraints': [models.UniqueConstraint(fields=('society', 'number'), name='unique_line_per_society')],
+                "ordering": ["society__order", "number"],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("society", "number"), name="unique_line_per_society"
+                    )
+                ],
             },
         ),
     ]
