@@ -1,0 +1,104 @@
+# DBD Force Builder: everyday commands. GNU make; needs only Python 3.11 to start.
+#
+#   make run          set up .venv, migrate, load the rules, serve http://127.0.0.1:8000
+#   make test         the whole suite: test-fast, then test-browser
+#   make test-fast    everything but the browser tests (pytest -m "not browser", parallel)
+#   make test-browser the browser tests in Debian's chromium (installed if missing)
+#   make lint         ruff check + ruff format --check
+#   make format       ruff fix + ruff format
+#   make bench        the benchmarks (python -m bench)
+#   make clean        remove .venv, caches and build output (keeps var/, the database)
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+# Python 3.11: `python3.11`, or `python3` when that is 3.11. Override with `make PYTHON=...`.
+ifndef PYTHON
+PYTHON := $(shell command -v python3.11 2>/dev/null || \
+	{ python3 -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' 2>/dev/null && \
+	  command -v python3; })
+endif
+
+VENV := .venv
+STAMP := $(VENV)/.installed
+BIN := $(VENV)/bin
+MANAGE := $(BIN)/python manage.py
+PYTEST := $(BIN)/pytest
+# `-n auto` runs one pytest-xdist worker per core; each worker gets its own test database.
+PYTEST_XDIST ?= -n auto
+
+CHROMIUM := /usr/bin/chromium
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+APT_INSTALL := $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y
+
+# `make run` only: the development server runs with DEBUG on (and its built-in key).
+DEV_ENV := DEBUG=1
+
+.PHONY: help venv .venv run test test-fast test-browser chromium lint format bench clean
+
+help:
+	@sed -n '3,11s/^#//p' $(firstword $(MAKEFILE_LIST))
+
+venv .venv: $(STAMP)
+
+# Re-installs whenever pyproject.toml changes.
+$(STAMP): pyproject.toml
+	@if [ -z "$(PYTHON)" ]; then \
+		echo "Python 3.11 not found: install python3.11 or run 'make PYTHON=/path/to/python3.11'." >&2; \
+		exit 1; \
+	fi
+	@# Debian's python3.11 ships without ensurepip until python3.11-venv is installed.
+	@if [ ! -x $(BIN)/python ] && ! $(PYTHON) -c 'import ensurepip' 2>/dev/null; then \
+		echo "Installing python3.11-venv (needed for 'python3.11 -m venv')"; \
+		$(SUDO) apt-get update && $(APT_INSTALL) python3.11-venv; \
+	fi
+	[ -x $(BIN)/python ] || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	touch $@
+
+run: $(STAMP)
+	mkdir -p var
+	$(DEV_ENV) $(MANAGE) migrate --noinput
+	$(DEV_ENV) $(MANAGE) loaddata rules
+	@# Demo data: seeding step goes here (e.g. `$(DEV_ENV) $(MANAGE) seed_demo`).
+	$(DEV_ENV) $(MANAGE) runserver 127.0.0.1:8000
+
+# The team rule: `make test` runs everything, browser tests included.
+test:
+	$(MAKE) --no-print-directory test-fast
+	$(MAKE) --no-print-directory test-browser
+
+test-fast: $(STAMP)
+	mkdir -p var
+	$(PYTEST) -m "not browser" $(PYTEST_XDIST) $(PYTEST_ARGS)
+
+test-browser: $(STAMP) $(CHROMIUM)
+	mkdir -p var
+	$(PYTEST) -m browser $(PYTEST_ARGS)
+
+chromium: $(CHROMIUM)
+
+$(CHROMIUM):
+	$(SUDO) apt-get update
+	$(APT_INSTALL) chromium
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: $(STAMP)
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+
+bench: $(STAMP)
+	@if [ -d bench ]; then \
+		$(BIN)/python -m bench; \
+	else \
+		echo "No benchmarks yet: they arrive with the engine (bench/)."; \
+	fi
+
+clean:
+	rm -rf $(VENV) staticfiles build *.egg-info test-results .pytest_cache .ruff_cache \
+		.hypothesis .benchmarks
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -1,0 +1,91 @@
+"""Browser tests: Playwright driving Debian's chromium against pytest-django's live_server.
+
+Every test under tests/browser is marked `browser`; `make test-browser` runs them
+(and installs chromium first if /usr/bin/chromium is missing).
+"""
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+from django.core.management import call_command
+from playwright.sync_api import Browser, Page, sync_playwright
+
+from rules.loader import clear_catalogue_cache
+
+CHROMIUM = Path("/usr/bin/chromium")
+# Headless as root on a machine with no outside network: no sandbox, no GPU, and none of
+# chromium's background connections (they are refused here, many at a time).
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+# Accessibility violations at these axe impact levels fail a test.
+FAILING_IMPACTS = frozenset({"serious", "critical"})
+AXE = Axe()
+
+_HERE = Path(__file__).resolve().parent
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items):
+    # tryfirst: the mark is in place before `-m browser` / `-m "not browser"` selects.
+    for item in items:
+        if _HERE in item.path.parents:
+            item.add_marker(pytest.mark.browser)
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    if not CHROMIUM.exists():
+        pytest.fail(f"{CHROMIUM} is missing: `make test-browser` installs Debian's chromium.")
+    # Playwright's sync API keeps an event loop running in this thread, and Django then
+    # refuses ORM calls here (SynchronousOnlyOperation), the test database's own set-up
+    # and flushes included. Allowed only while the browser is up.
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(
+                executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
+            )
+            yield browser
+            browser.close()
+
+
+@pytest.fixture
+def page(browser: Browser, live_server) -> Iterator[Page]:
+    """A fresh page in a new browser context (own cookies and storage) for each test."""
+    context = browser.new_context()
+    page = context.new_page()
+    yield page
+    context.close()
+
+
+@pytest.fixture(autouse=True)
+def _rules_loaded(transactional_db):
+    """Reload the rules catalogue: live_server's transactional tests flush the database
+    after each test, the rules that tests/conftest.py loaded once included."""
+    call_command("loaddata", "rules", verbosity=0)
+    clear_catalogue_cache()
+
+
+def assert_accessible(page: Page) -> None:
+    """Fail on axe-core violations of serious or critical impact on the current page.
+
+    axe-core itself ships inside axe-playwright-python (axe.min.js); nothing is downloaded.
+    """
+    violations = [
+        v for v in AXE.run(page).response["violations"] if v["impact"] in FAILING_IMPACTS
+    ]
+    if violations:
+        lines = [f"{len(violations)} accessibility violation(s) on {page.url}:"]
+        for v in violations:
+            lines.append(f"- {v['id']} ({v['impact']}): {v['help']} <{v['helpUrl']}>")
+            lines.extend(f"    {node['target']}: {node['html'][:200]}" for node in v["nodes"])
+        pytest.fail("\n".join(lines))
