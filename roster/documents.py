@@ -139,6 +139,9 @@ _VALIDATOR = _StrictValidator(DOCUMENT_SCHEMA)
 # The Rust validator answers "is it valid?" about a hundred times faster; the Python one
 # above explains why not, with messages and pointers, on the rare invalid document.
 _FAST_VALIDATOR = jsonschema_rs.validator_for(DOCUMENT_SCHEMA)
+# One member on its own, for the builder's member forms.
+_MEMBER_VALIDATOR = _StrictValidator(MEMBER_SCHEMA)
+_FAST_MEMBER_VALIDATOR = jsonschema_rs.validator_for(MEMBER_SCHEMA)
 
 # jsonschema's validator keywords, as the stable codes the API reports.
 SHAPE_CODES = {
@@ -232,14 +235,14 @@ def _json_type(value: Any) -> str:
     return "object"
 
 
-def _explain(data: Any) -> list[Problem]:
-    """Every way `data` fails to be a dbd-roster/1 document, one problem per pointer.
+def _explain(data: Any, validator=_VALIDATOR) -> list[Problem]:
+    """Every way `data` fails the schema, one problem per pointer.
 
     A value that breaks several keywords (an empty name is both too short and blank)
     is reported once, by the first.
     """
     by_pointer: dict[str, Problem] = {}
-    for error in sorted(_VALIDATOR.iter_errors(data), key=lambda e: list(map(str, e.path))):
+    for error in sorted(validator.iter_errors(data), key=lambda e: list(map(str, e.path))):
         for problem in _problems_from(error):
             by_pointer.setdefault(problem.pointer, problem)
     return list(by_pointer.values())
@@ -372,6 +375,19 @@ def parse(data: Any) -> Roster:
     raise MalformedDocument(problems)
 
 
+def parse_member(data: Any) -> Member:
+    """One member's JSON (pointers relative to the member), or `MalformedDocument`."""
+    if _FAST_MEMBER_VALIDATOR.is_valid(data):
+        try:
+            return _member(data)
+        except _FractionalNumber:
+            pass
+    problems = _explain(data, _MEMBER_VALIDATOR) or [
+        Problem("", "invalid", "This is not a roster member.")  # defensive only
+    ]
+    raise MalformedDocument(problems)
+
+
 def _advancement_json(a: Advancement) -> dict[str, Any]:
     out: dict[str, Any] = {"line": a.line}
     if a.choice is not None:
@@ -396,6 +412,24 @@ def _purchase_json(p: Purchase) -> dict[str, Any]:
     return out
 
 
+def export_member(m: Member) -> dict[str, Any]:
+    return {
+        "name": m.name,
+        "role": m.role,
+        "club": {"name": m.club_name, "society": m.society, "choice": m.society_choice},
+        "base": dict(m.base),
+        "free_advancements": [_advancement_json(a) for a in m.free_advancements],
+        "purchases": [_purchase_json(p) for p in m.purchases],
+        "equipment": list(m.equipment),
+        "core_schools": list(m.core_schools),
+        "spells": list(m.spells),
+        "spell_focus": m.spell_focus,
+        "mastery": m.mastery,
+        "xp": m.xp,
+        "level_ups": [_advancement_json(a) for a in m.level_ups],
+    }
+
+
 def export(roster: Roster) -> dict[str, Any]:
     """The canonical dbd-roster/1 JSON for a roster.
 
@@ -406,22 +440,5 @@ def export(roster: Roster) -> dict[str, Any]:
         "format": FORMAT,
         "name": roster.name,
         "resources": roster.resources,
-        "members": [
-            {
-                "name": m.name,
-                "role": m.role,
-                "club": {"name": m.club_name, "society": m.society, "choice": m.society_choice},
-                "base": dict(m.base),
-                "free_advancements": [_advancement_json(a) for a in m.free_advancements],
-                "purchases": [_purchase_json(p) for p in m.purchases],
-                "equipment": list(m.equipment),
-                "core_schools": list(m.core_schools),
-                "spells": list(m.spells),
-                "spell_focus": m.spell_focus,
-                "mastery": m.mastery,
-                "xp": m.xp,
-                "level_ups": [_advancement_json(a) for a in m.level_ups],
-            }
-            for m in roster.members
-        ],
+        "members": [export_member(m) for m in roster.members],
     }

@@ -1,0 +1,125 @@
+"""Reads of saved forces. Every queryset here is filtered by who is asking."""
+
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.db.models import Prefetch, QuerySet
+from django.shortcuts import get_object_or_404
+
+from roster import documents
+from roster.engine import Evaluation, evaluate
+from roster.models import Force, Member, SkillRoll
+from rules.loader import get_catalogue
+
+User = AbstractBaseUser | AnonymousUser
+
+
+def forces_for(*, user: User) -> QuerySet[Force]:
+    """The forces `user` owns; nobody else's, and none for an anonymous visitor."""
+    if not user.is_authenticated:
+        return Force.objects.none()
+    return Force.objects.filter(owner=user)
+
+
+def _with_members(forces: QuerySet[Force]) -> QuerySet[Force]:
+    return forces.prefetch_related(
+        Prefetch(
+            "members",
+            queryset=Member.objects.order_by("position", "id").prefetch_related(
+                Prefetch("rolls", queryset=SkillRoll.objects.order_by("created_at", "id"))
+            ),
+        )
+    )
+
+
+def get_force(*, user: User, force_id: int) -> Force:
+    """The owner's force with members and rolls, or 404 (also for other people's)."""
+    return get_object_or_404(_with_members(forces_for(user=user)), pk=force_id)
+
+
+def get_shared_force(*, token: str) -> Force:
+    """A force whose owner turned its read-only link on, or 404."""
+    return get_object_or_404(_with_members(Force.objects.all()), share_token=token)
+
+
+def get_member(*, force: Force, member_id: int) -> Member:
+    """A member of an already-authorised force (prefetched members are reused)."""
+    for member in force.members.all():
+        if member.pk == member_id:
+            return member
+    raise Member.DoesNotExist(f"No member {member_id} in force {force.pk}")
+
+
+def member_json(member: Member) -> dict[str, Any]:
+    """The member as a dbd-roster/1 member; services store it canonical."""
+    return {
+        "name": member.name,
+        "role": member.role,
+        "club": {
+            "name": member.club_name,
+            "society": member.society,
+            "choice": member.society_choice,
+        },
+        "base": {
+            "ME": member.base_me,
+            "RA": member.base_ra,
+            "CA": member.base_ca,
+            "DF": member.base_df,
+        },
+        "free_advancements": member.free_advancements,
+        "purchases": member.purchases,
+        "equipment": member.equipment,
+        "core_schools": member.core_schools,
+        "spells": member.spells,
+        "spell_focus": member.spell_focus,
+        "mastery": member.mastery,
+        "xp": member.xp,
+        "level_ups": member.level_ups,
+    }
+
+
+def force_document(*, force: Force) -> dict[str, Any]:
+    """Export: the force as a canonical dbd-roster/1 document."""
+    return {
+        "format": documents.FORMAT,
+        "name": force.name,
+        "resources": force.resources,
+        "members": [member_json(m) for m in force.members.all()],
+    }
+
+
+def roll_is_evidence(rolls: list[SkillRoll], advancement: dict[str, Any]) -> bool:
+    """R5: a rolled skill is verified when the server's last roll for it gave that skill.
+
+    The last roll either chose the skill, or let the player pick freely among choices
+    that include it.
+    """
+    if advancement.get("method") != "rolled" or not rolls:
+        return False
+    last = rolls[-1]
+    skill = advancement.get("skill")
+    if last.outcome == SkillRoll.Outcome.SKILL:
+        return last.skill == skill
+    return last.outcome == SkillRoll.Outcome.PICK_FREELY and skill in last.choices
+
+
+def verified_roll_pointers(*, force: Force) -> set[str]:
+    verified: set[str] = set()
+    for index, member in enumerate(force.members.all()):
+        by_slot: dict[str, list[SkillRoll]] = {}
+        for roll in member.rolls.all():
+            by_slot.setdefault(roll.slot, []).append(roll)
+        for key in ("free_advancements", "level_ups"):
+            for k, advancement in enumerate(getattr(member, key)):
+                if roll_is_evidence(by_slot.get(f"{key}/{k}", []), advancement):
+                    verified.add(f"/members/{index}/{key}/{k}")
+    return verified
+
+
+def evaluate_force(*, force: Force) -> Evaluation:
+    """A fresh evaluation from the engine (the stored one is a cache of this)."""
+    return evaluate(
+        force_document(force=force),
+        get_catalogue(),
+        verified_rolls=verified_roll_pointers(force=force),
+    )
