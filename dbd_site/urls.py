@@ -7,6 +7,8 @@ from dbd_site import api, views
 urlpatterns = [
     path("", views.home, name="home"),
     path("rules/", include("rules.urls")),
+    path("accounts/", include("accounts.urls")),
+    path("forces/", include("roster.urls")),
     path("api/v1/", api.api_root, name="api-root"),
     path("api/v1/rules/", include("rules.api_urls")),
     path("api/v1/rosters/", include("roster.api_urls")),

@@ -1,0 +1,53 @@
+"""Making, checking and revoking API tokens."""
+
+import hashlib
+import secrets
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.utils import timezone
+
+from accounts.models import ApiToken
+
+TOKEN_BYTES = 32
+MAX_TOKENS_PER_USER = 20
+
+
+class TooManyTokens(ValueError):
+    pass
+
+
+def digest_of(raw: str) -> str:
+    return hashlib.sha256(raw.encode()).hexdigest()
+
+
+@transaction.atomic
+def create_api_token(*, user: AbstractBaseUser, name: str) -> tuple[ApiToken, str]:
+    """A new token for `user`; the raw token is returned once and never stored."""
+    if ApiToken.objects.filter(user=user).count() >= MAX_TOKENS_PER_USER:
+        raise TooManyTokens(f"At most {MAX_TOKENS_PER_USER} tokens; revoke one first.")
+    raw = secrets.token_urlsafe(TOKEN_BYTES)
+    token = ApiToken.objects.create(user=user, name=name, prefix=raw[:8], digest=digest_of(raw))
+    return token, raw
+
+
+@transaction.atomic
+def revoke_api_token(*, user: AbstractBaseUser, token_id: int) -> bool:
+    """Delete one of `user`'s tokens; False when there is no such token of theirs."""
+    deleted, _ = ApiToken.objects.filter(user=user, pk=token_id).delete()
+    return bool(deleted)
+
+
+def user_for_token(raw: str) -> AbstractBaseUser | None:
+    token = (
+        ApiToken.objects.select_related("user")
+        .filter(digest=digest_of(raw), user__is_active=True)
+        .first()
+    )
+    if token is None:
+        return None
+    # One write a minute at most: enough to show "last used", cheap under load.
+    now = timezone.now()
+    if token.last_used_at is None or (now - token.last_used_at).total_seconds() > 60:
+        ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
+    return token.user
