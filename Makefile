@@ -61,7 +61,7 @@ run: $(STAMP)
 	mkdir -p var
 	$(DEV_ENV) $(MANAGE) migrate --noinput
 	$(DEV_ENV) $(MANAGE) loaddata rules
-	@# Demo data: seeding step goes here (e.g. `$(DEV_ENV) $(MANAGE) seed_demo`).
+	$(DEV_ENV) $(MANAGE) seed_demo
 	$(DEV_ENV) $(MANAGE) runserver 127.0.0.1:8000
 
 # The team rule: `make test` runs everything, browser tests included.
