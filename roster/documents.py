@@ -37,6 +37,12 @@ ADVANCEMENT_SCHEMA: dict[str, Any] = {
     },
 }
 
+_BETWEEN_BATTLES = {
+    "type": "boolean",
+    "description": "Bought in a campaign after creation (R17): priced after level-ups, and "
+    "a statistic line may be bought again.",
+}
+
 PURCHASE_SCHEMA: dict[str, Any] = {
     "description": "A purchased advancement: a statistic line, or a skill by name (R6).",
     "oneOf": [
@@ -48,6 +54,7 @@ PURCHASE_SCHEMA: dict[str, Any] = {
             "properties": {
                 "line": {"type": "integer", "minimum": 1, "maximum": 6},
                 "choice": {"type": "string", "enum": STATISTIC_NAMES},
+                "between_battles": _BETWEEN_BATTLES,
             },
         },
         {
@@ -55,7 +62,7 @@ PURCHASE_SCHEMA: dict[str, Any] = {
             "title": "Skill purchase",
             "additionalProperties": False,
             "required": ["skill"],
-            "properties": {"skill": _SLUG},
+            "properties": {"skill": _SLUG, "between_battles": _BETWEEN_BATTLES},
         },
     ],
 }
@@ -275,6 +282,7 @@ class Purchase:
     line: int | None = None
     choice: str | None = None
     skill: str | None = None
+    between_battles: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -345,6 +353,7 @@ def _member(raw: dict[str, Any]) -> Member:
                 line=None if "line" not in p else _whole(p["line"]),
                 choice=p.get("choice"),
                 skill=p.get("skill"),
+                between_battles=p.get("between_battles", False),
             )
             for p in raw.get("purchases", [])
         ),
@@ -404,11 +413,15 @@ def _advancement_json(a: Advancement) -> dict[str, Any]:
 
 
 def _purchase_json(p: Purchase) -> dict[str, Any]:
+    out: dict[str, Any]
     if p.skill is not None:
-        return {"skill": p.skill}
-    out: dict[str, Any] = {"line": p.line}
-    if p.choice is not None:
-        out["choice"] = p.choice
+        out = {"skill": p.skill}
+    else:
+        out = {"line": p.line}
+        if p.choice is not None:
+            out["choice"] = p.choice
+    if p.between_battles:
+        out["between_battles"] = True
     return out
 
 

@@ -8,7 +8,8 @@ as `Evaluation.malformed` problems, rule problems as `errors`.
 
 A member is built in the order a player builds one: base statistics (R1), society
 (R2), free advancements (R4, R5), purchased advancements (R6), level-ups (R16,
-R17), equipment (R7, R8), spells (R9); then the force-wide checks (R10, R11).
+R17), purchases made between battles (R17), equipment (R7, R8), spells (R9); then
+the force-wide checks (R10, R11).
 
 `roll_skill` is R5's dice procedure, with the dice injected so tests can seed them.
 No Django here: views, the API, imports and campaigns all call this module.
@@ -264,8 +265,11 @@ class _MemberBuilder:
         self.base_statistics()
         self.join_society()
         self.free_advancements()
-        advancement_cost = self.purchases()
+        self.purchase_costs = [0] * len(self.m.purchases)
+        self.purchases(between_battles=False)
         level = self.level_ups()
+        self.purchases(between_battles=True)
+        advancement_cost = sum(self.purchase_costs)
         stats_before_equipment = dict(self.stats)
         equipment_total, defence = self.equipment()
         slots = self.spells()
@@ -470,25 +474,35 @@ class _MemberBuilder:
             seen.add(adv.line)
             self.advancement(adv, f"{where}/{i}", at_creation=True)
 
-    def purchases(self) -> int:
-        """R6: statistics first at 2 x the current value, then skills at m x S."""
+    def purchases(self, *, between_battles: bool) -> None:
+        """R6: statistics first at 2 x the current value, then skills at m x S.
+
+        Creation purchases come before level-ups; purchases made between battles in a
+        campaign (R17) come after them, in document order, and may repeat a statistic line.
+        """
+        if self.society is None:
+            return
         where = f"{self.at}/purchases"
-        total = 0
         bought_skill = False
         for i, purchase in enumerate(self.m.purchases):
+            if purchase.between_battles != between_battles:
+                continue
             here = f"{where}/{i}"
-            cost = 0
-            if self.society is not None:
-                if purchase.skill is not None:
-                    cost = self._buy_skill(purchase.skill, here)
-                    bought_skill = True
-                else:
-                    cost = self._buy_statistic(purchase.line, purchase.choice, here, bought_skill)
-            self.purchase_costs.append(cost)
-            total += cost
-        return total
+            if purchase.skill is not None:
+                self.purchase_costs[i] = self._buy_skill(purchase.skill, here)
+                bought_skill = True
+            else:
+                self.purchase_costs[i] = self._buy_statistic(
+                    purchase.line,
+                    purchase.choice,
+                    here,
+                    late=bought_skill and not between_battles,
+                    at_creation=not between_battles,
+                )
 
-    def _buy_statistic(self, number: int | None, choice: str | None, here: str, late: bool) -> int:
+    def _buy_statistic(
+        self, number: int | None, choice: str | None, here: str, *, late: bool, at_creation: bool
+    ) -> int:
         assert self.society is not None
         assert number is not None
         line = self._line(number, f"{here}/line")
@@ -508,14 +522,16 @@ class _MemberBuilder:
                 "statistic-after-skill",
                 "Statistic advancements are bought before any skill; move this one up.",
             )
-        if number in self.statistic_lines:
-            self.error(
-                f"{here}/line",
-                "duplicate-line",
-                f"'{line.label}' is already taken; at creation a statistic line is taken once.",
-            )
-            return 0
-        self.statistic_lines.add(number)
+        if at_creation:
+            if number in self.statistic_lines:
+                self.error(
+                    f"{here}/line",
+                    "duplicate-line",
+                    f"'{line.label}' is already taken; at creation a statistic line is taken "
+                    "once.",
+                )
+                return 0
+            self.statistic_lines.add(number)
         option = self._statistic_option(line, choice, here)
         if option is None:
             return 0

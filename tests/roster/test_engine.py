@@ -751,3 +751,27 @@ def test_r17_level_up_may_repeat_a_statistic_line_but_not_a_skill(catalogue):
     assert ("/members/0/level_ups/0/skill", "duplicate-skill") in [
         (p.pointer, p.code) for p in evaluation.errors
     ]
+
+
+def test_r17_between_battles_a_statistic_line_may_be_bought_again_after_level_ups(catalogue):
+    member = emma()  # +2 HP (line 2) taken free at creation; HP 12
+    member["xp"] = 3
+    member["level_ups"] = [{"line": 2}]  # HP 14
+    member["purchases"] = [{"line": 2, "between_battles": True}]  # 2 x HP14 = 28, HP 16
+    evaluation, result = member_result(catalogue, member)
+    assert not codes(evaluation, "/members/0"), evaluation.errors
+    assert result.purchase_costs == [28]
+    assert result.stats["HP"] == 16
+
+
+def test_r6_creation_purchases_are_priced_before_level_ups(catalogue):
+    member = julius()  # ME 2 at creation
+    member["xp"] = 3
+    member["level_ups"] = [{"line": 1, "choice": "ME"}]
+    member["purchases"] = [
+        {"line": 3},  # +1 FR at FR 5 (two picked skills: FR 1) -> 2 x 1 = 2
+        {"skill": "movement/quick-mantle"},  # 2.0 x max(ME2, RA2) = 4, before the level-up
+        {"skill": "movement/wall-run", "between_battles": True},  # 2.5 x ME3 = 7
+    ]
+    _, result = member_result(catalogue, member)
+    assert result.purchase_costs == [2, 4, 7]

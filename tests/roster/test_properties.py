@@ -93,9 +93,12 @@ def advancements(draw):
 
 purchases = st.one_of(
     st.fixed_dictionaries(
-        {"line": st.integers(1, 6)}, optional={"choice": st.sampled_from(STATISTICS)}
+        {"line": st.integers(1, 6)},
+        optional={"choice": st.sampled_from(STATISTICS), "between_battles": st.just(True)},
     ),
-    st.fixed_dictionaries({"skill": st.sampled_from(SKILLS)}),
+    st.fixed_dictionaries(
+        {"skill": st.sampled_from(SKILLS)}, optional={"between_battles": st.just(True)}
+    ),
 )
 
 
