@@ -1,6 +1,8 @@
+from csp.constants import UNSAFE_INLINE
+from csp.decorators import csp_update
 from django.contrib import admin
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from dbd_site import api, views
 
@@ -13,6 +15,14 @@ urlpatterns = [
     path("api/v1/rules/", include("rules.api_urls")),
     path("api/v1/rosters/", include("roster.api_urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
-    path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    # The split view serves Swagger UI's start-up script as a file, so the CSP needs no
+    # inline scripts; Swagger UI does set inline styles, allowed on this page alone.
+    path(
+        "api/docs/",
+        csp_update({"style-src": [UNSAFE_INLINE]})(
+            SpectacularSwaggerSplitView.as_view(url_name="api-schema")
+        ),
+        name="api-docs",
+    ),
     path("admin/", admin.site.urls),
 ]
