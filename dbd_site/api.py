@@ -26,6 +26,7 @@ def api_root(request: Request) -> Response:
     return Response(
         {
             "rules": reverse("rules-api-root", request=request),
+            "rosters": reverse("roster-api-list", request=request),
             "rosters_validate": reverse("roster-api-validate", request=request),
             "schema": reverse("api-schema", request=request),
             "docs": reverse("api-docs", request=request),

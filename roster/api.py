@@ -1,18 +1,39 @@
-"""The roster REST API: validation of a dbd-roster/1 document (nothing stored)."""
+"""The roster REST API under /api/v1/rosters/.
 
-from drf_spectacular.utils import OpenApiExample, extend_schema
+`validate/` checks a dbd-roster/1 document and stores nothing, for anyone. Everything
+else is the signed-in user's saved forces: list, import, read, replace, rename, delete,
+export, and the server-side skill rolls of their members (R5). Views are thin: reads go
+through `roster.selectors` (filtered by the caller, so another user's force is a 404),
+writes through `roster.services`, and every number is the engine's stored answer.
+"""
+
+import random
+from typing import Any
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import (
+    OpenApiExample,
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_view,
+)
 from rest_framework.decorators import (
     api_view,
     authentication_classes,
     parser_classes,
     permission_classes,
 )
+from rest_framework.exceptions import NotFound
+from rest_framework.generics import GenericAPIView
 from rest_framework.parsers import JSONParser
-from rest_framework.permissions import AllowAny
+from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.reverse import reverse
 
-from roster import engine, serializers
+from roster import documents, engine, selectors, serializers, services
+from roster.models import Force, Member
 from roster.schema import DOCUMENT_REF
 from rules.loader import get_catalogue
 
@@ -60,3 +81,388 @@ def validate_roster(request: Request) -> Response:
     if evaluation.malformed:
         return Response({"errors": [p.as_dict() for p in evaluation.malformed]}, status=400)
     return Response(evaluation.as_dict())
+
+
+# --- saved forces ------------------------------------------------------------------------
+
+TAGS = ["rosters"]
+ERRORS = serializers.ApiErrorsSerializer
+COMMON_ERRORS = {401: ERRORS, 403: ERRORS, 429: ERRORS}
+NOT_FOUND = {404: ERRORS}
+FORCE_ID = OpenApiParameter("force_id", OpenApiTypes.INT, OpenApiParameter.PATH)
+MEMBER_INDEX = OpenApiParameter(
+    "member_index",
+    OpenApiTypes.INT,
+    OpenApiParameter.PATH,
+    description="The member's index in the document's `members` (0 for the first).",
+)
+DETAIL_KEYS = ("name", "resources")
+
+
+def _dice() -> random.Random:
+    """Where the server's d12s come from; the tests swap in scripted dice."""
+    return random.SystemRandom()
+
+
+def _malformed(exc: documents.MalformedDocument) -> Response:
+    return Response({"errors": [p.as_dict() for p in exc.problems]}, status=400)
+
+
+def _refused(exc: services.RollRefused) -> Response:
+    """400 for a roll or pick the rules refuse, pointing at the field it is about."""
+    message = str(exc)
+    where = f"/{exc.field}"
+    return Response(
+        {"errors": [{"pointer": where, "code": "roll-refused", "message": message}]},
+        status=400,
+    )
+
+
+class ForceApiView(GenericAPIView):
+    """Shared settings: signed-in owners only, JSON in, every force looked up by owner."""
+
+    permission_classes = [IsAuthenticated]
+    parser_classes = [JSONParser]
+
+    def get_queryset(self):
+        return selectors.forces_for(user=self.request.user)
+
+    def get_force(self) -> Force:
+        """The caller's force as it was when the request came in, with its members.
+
+        404 for anybody else's (no leak). Read once per request; answers after a write
+        read the force again (`fresh_force`).
+        """
+        if not hasattr(self, "_force"):
+            self._force = self.fresh_force()
+        return self._force
+
+    def fresh_force(self) -> Force:
+        return selectors.get_force(user=self.request.user, force_id=self.kwargs["force_id"])
+
+    def get_member(self, force: Force) -> Member:
+        members = list(force.members.all())
+        index = self.kwargs["member_index"]
+        if index >= len(members):
+            raise NotFound(f"This force has no member {index}; members count from 0.")
+        return members[index]
+
+    def detail_response(self, force_id: int, status: int = 200, **headers: str) -> Response:
+        force = selectors.get_force(user=self.request.user, force_id=force_id)
+        data = serializers.RosterDetailSerializer(force, context=self.get_serializer_context())
+        return Response(data.data, status=status, headers=headers or None)
+
+    def advancement_answer(self, slot: str, member_index: int) -> dict[str, Any]:
+        """The advancement at `slot` and the force's headline numbers, as now stored."""
+        force = self.fresh_force()
+        member = list(force.members.all())[member_index]
+        kind, _, position = slot.partition("/")
+        return {
+            "advancement": getattr(member, kind)[int(position)],
+            "force": serializers.evaluation_summary(force.evaluation),
+        }
+
+
+@extend_schema_view(
+    get=extend_schema(
+        operation_id="rosters_list",
+        summary="List your saved forces",
+        description="Newest change first. Headline numbers are the engine's stored answer.",
+        responses={200: serializers.RosterSerializer(many=True), **COMMON_ERRORS},
+        tags=TAGS,
+    ),
+    post=extend_schema(
+        operation_id="rosters_create",
+        summary="Save a new force from a dbd-roster/1 document",
+        description=(
+            "Imports the document (a rule-breaking draft is saved; a malformed document "
+            "is refused with 400 and nothing is stored). Rolled skills in an imported "
+            "document are unverified (R5). Answers 201 with the force and a `Location`."
+        ),
+        request={"application/json": DOCUMENT_REF},
+        responses={
+            201: serializers.RosterDetailSerializer,
+            400: serializers.ShapeErrorsSerializer,
+            415: ERRORS,
+            **COMMON_ERRORS,
+        },
+        examples=[OpenApiExample("Emma alone", value=_EMMA, request_only=True)],
+        tags=TAGS,
+    ),
+)
+class ForceListView(ForceApiView):
+    serializer_class = serializers.RosterSerializer
+
+    def get_queryset(self):
+        return selectors.forces_listed_for(user=self.request.user)
+
+    def get(self, request: Request) -> Response:
+        page = self.paginate_queryset(self.get_queryset())
+        return self.get_paginated_response(self.get_serializer(page, many=True).data)
+
+    def post(self, request: Request) -> Response:
+        try:
+            force = services.import_force(owner=request.user, document=request.data)
+        except documents.MalformedDocument as exc:
+            return _malformed(exc)
+        location = reverse("roster-api-detail", kwargs={"force_id": force.pk}, request=request)
+        return self.detail_response(force.pk, status=201, Location=location)
+
+
+@extend_schema_view(
+    get=extend_schema(
+        operation_id="rosters_retrieve",
+        summary="A saved force: document, stored evaluation, share link",
+        parameters=[FORCE_ID],
+        responses={200: serializers.RosterDetailSerializer, **NOT_FOUND, **COMMON_ERRORS},
+        tags=TAGS,
+    ),
+    put=extend_schema(
+        operation_id="rosters_replace",
+        summary="Replace the force with a dbd-roster/1 document",
+        description=(
+            "The force then says what the document says. A member that keeps its place "
+            "and name keeps its roll history; a malformed document changes nothing (400)."
+        ),
+        parameters=[FORCE_ID],
+        request={"application/json": DOCUMENT_REF},
+        responses={
+            200: serializers.RosterDetailSerializer,
+            400: serializers.ShapeErrorsSerializer,
+            415: ERRORS,
+            **NOT_FOUND,
+            **COMMON_ERRORS,
+        },
+        tags=TAGS,
+    ),
+    patch=extend_schema(
+        operation_id="rosters_update_details",
+        summary="Rename the force or change its Resources",
+        description=(
+            "Only `name` and `resources`, checked as the document checks them; "
+            "members change with PUT."
+        ),
+        parameters=[FORCE_ID],
+        request=serializers.RosterDetailsSerializer,
+        responses={
+            200: serializers.RosterDetailSerializer,
+            400: serializers.ShapeErrorsSerializer,
+            415: ERRORS,
+            **NOT_FOUND,
+            **COMMON_ERRORS,
+        },
+        tags=TAGS,
+    ),
+    delete=extend_schema(
+        operation_id="rosters_destroy",
+        summary="Delete the force, its members and their rolls",
+        parameters=[FORCE_ID],
+        responses={204: None, **NOT_FOUND, **COMMON_ERRORS},
+        tags=TAGS,
+    ),
+)
+class ForceDetailView(ForceApiView):
+    serializer_class = serializers.RosterDetailSerializer
+
+    def get(self, request: Request, force_id: int) -> Response:
+        force = self.get_force()
+        return Response(self.get_serializer(force).data)
+
+    def put(self, request: Request, force_id: int) -> Response:
+        force = self.get_force()
+        try:
+            services.replace_document(force=force, document=request.data)
+        except documents.MalformedDocument as exc:
+            return _malformed(exc)
+        return self.detail_response(force.pk)
+
+    def patch(self, request: Request, force_id: int) -> Response:
+        force = self.get_force()
+        body = request.data
+        if not isinstance(body, dict):
+            problem = documents.Problem("", "wrong-type", "Send an object with name/resources.")
+            return _malformed(documents.MalformedDocument([problem]))
+        problems = [
+            documents.Problem(
+                documents.pointer(key),
+                "unknown-key",
+                f"'{key}' cannot be patched; allowed keys: name, resources. "
+                "Use PUT to change members.",
+            )
+            for key in sorted(set(body) - set(DETAIL_KEYS))
+        ]
+        name = body.get("name", force.name)
+        resources = body.get("resources", force.resources)
+        header = {"format": documents.FORMAT, "name": name, "resources": resources, "members": []}
+        problems += documents.shape_problems(header)
+        if problems:
+            return _malformed(documents.MalformedDocument(problems))
+        services.update_force_details(force=force, name=name, resources=resources)
+        return self.detail_response(force.pk)
+
+    def delete(self, request: Request, force_id: int) -> Response:
+        services.delete_force(force=self.get_force())
+        return Response(status=204)
+
+
+@extend_schema_view(
+    get=extend_schema(
+        operation_id="rosters_export",
+        summary="The force as a bare dbd-roster/1 document",
+        description="What POST and PUT take back: export, edit, re-import.",
+        parameters=[FORCE_ID],
+        responses={
+            200: OpenApiResponse(response=DOCUMENT_REF, description="A dbd-roster/1 document."),
+            **NOT_FOUND,
+            **COMMON_ERRORS,
+        },
+        tags=TAGS,
+    )
+)
+class ForceExportView(ForceApiView):
+    def get(self, request: Request, force_id: int) -> Response:
+        return Response(selectors.force_document(force=self.get_force()))
+
+
+@extend_schema_view(
+    get=extend_schema(
+        operation_id="rosters_rolls_list",
+        summary="Every roll made for the force's members, oldest first",
+        parameters=[FORCE_ID],
+        responses={
+            200: serializers.ForceSkillRollSerializer(many=True),
+            **NOT_FOUND,
+            **COMMON_ERRORS,
+        },
+        tags=TAGS,
+    )
+)
+class ForceRollsView(ForceApiView):
+    serializer_class = serializers.ForceSkillRollSerializer
+
+    def get_queryset(self):
+        return selectors.rolls_of(force=self.get_force())
+
+    def get_serializer_context(self) -> dict[str, Any]:
+        members = self.get_force().members.all()
+        return {
+            **super().get_serializer_context(),
+            "member_indexes": {member.pk: i for i, member in enumerate(members)},
+        }
+
+    def get(self, request: Request, force_id: int) -> Response:
+        page = self.paginate_queryset(self.get_queryset())
+        return self.get_paginated_response(self.get_serializer(page, many=True).data)
+
+
+@extend_schema_view(
+    get=extend_schema(
+        operation_id="rosters_members_rolls_list",
+        summary="A member's rolls, oldest first: who rolled, when, on which table, the dice",
+        parameters=[FORCE_ID, MEMBER_INDEX],
+        responses={
+            200: serializers.SkillRollSerializer(many=True),
+            **NOT_FOUND,
+            **COMMON_ERRORS,
+        },
+        tags=TAGS,
+    ),
+    post=extend_schema(
+        operation_id="rosters_members_rolls_create",
+        summary="Roll 1d12 on the server for a skill advancement (R5)",
+        description=(
+            "The server rolls and stores the roll as evidence, so the rolled skill is "
+            "verified. Rolling again after a result is a re-roll (-1 FR, counted in "
+            "`rerolls`). After a natural 12, send `table`: the category to roll on next. "
+            "A `pick-freely` outcome lists `choices`: take one with the picks endpoint "
+            "and `free: true`. A roll the rules do not allow answers 400 `roll-refused`."
+        ),
+        parameters=[FORCE_ID, MEMBER_INDEX],
+        request=serializers.NewRollSerializer,
+        responses={
+            201: serializers.RollResultSerializer,
+            400: ERRORS,
+            415: ERRORS,
+            **NOT_FOUND,
+            **COMMON_ERRORS,
+        },
+        examples=[
+            OpenApiExample("First roll", value={"slot": "free_advancements/0"}, request_only=True),
+            OpenApiExample(
+                "After a natural 12",
+                value={"slot": "free_advancements/0", "table": "melee"},
+                request_only=True,
+            ),
+        ],
+        tags=TAGS,
+    ),
+)
+class MemberRollsView(ForceApiView):
+    def get_serializer_class(self):
+        if self.request.method == "POST":
+            return serializers.NewRollSerializer
+        return serializers.SkillRollSerializer
+
+    def get_queryset(self):
+        force = self.get_force()
+        return selectors.rolls_of(force=force, member=self.get_member(force))
+
+    def get(self, request: Request, force_id: int, member_index: int) -> Response:
+        page = self.paginate_queryset(self.get_queryset())
+        return self.get_paginated_response(self.get_serializer(page, many=True).data)
+
+    def post(self, request: Request, force_id: int, member_index: int) -> Response:
+        member = self.get_member(self.get_force())
+        body = self.get_serializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        slot = body.validated_data["slot"]
+        try:
+            roll = services.roll_skill(
+                member=member,
+                slot=slot,
+                user=request.user,
+                table=body.validated_data.get("table"),
+                rng=_dice(),
+            )
+        except services.RollRefused as exc:
+            return _refused(exc)
+        answer = serializers.SkillRollSerializer(roll, context=self.get_serializer_context())
+        data = {**answer.data, **self.advancement_answer(slot, member_index)}
+        return Response(data, status=201)
+
+
+@extend_schema_view(
+    post=extend_schema(
+        operation_id="rosters_members_picks_create",
+        summary="Choose a skill for a skill advancement (R5)",
+        description=(
+            "`free: false` picks the skill outright for -2 FR. `free: true` takes one of the "
+            "`choices` of the last roll when it was `pick-freely`, at no cost (the skill then "
+            "counts as rolled and verified). A pick the rules do not allow answers 400."
+        ),
+        parameters=[FORCE_ID, MEMBER_INDEX],
+        request=serializers.SkillPickSerializer,
+        responses={
+            200: serializers.PickResultSerializer,
+            400: ERRORS,
+            415: ERRORS,
+            **NOT_FOUND,
+            **COMMON_ERRORS,
+        },
+        tags=TAGS,
+    )
+)
+class MemberPicksView(ForceApiView):
+    serializer_class = serializers.SkillPickSerializer
+
+    def post(self, request: Request, force_id: int, member_index: int) -> Response:
+        member = self.get_member(self.get_force())
+        body = self.get_serializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        slot, skill = body.validated_data["slot"], body.validated_data["skill"]
+        pick = services.take_free_pick if body.validated_data["free"] else services.pick_skill
+        try:
+            pick(member=member, slot=slot, skill=skill)
+        except services.RollRefused as exc:
+            return _refused(exc)
+        return Response({"slot": slot, **self.advancement_answer(slot, member_index)})

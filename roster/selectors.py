@@ -3,7 +3,7 @@
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db.models import Prefetch, QuerySet
+from django.db.models import Count, Prefetch, QuerySet
 from django.shortcuts import get_object_or_404
 
 from roster import documents
@@ -123,3 +123,23 @@ def evaluate_force(*, force: Force) -> Evaluation:
         get_catalogue(),
         verified_rolls=verified_roll_pointers(force=force),
     )
+
+
+def forces_listed_for(*, user: User) -> QuerySet[Force]:
+    """`forces_for` with each force's member count, counted in the same query.
+
+    Ordered explicitly: Django drops `Meta.ordering` from a query with GROUP BY.
+    """
+    return (
+        forces_for(user=user)
+        .annotate(member_count=Count("members"))
+        .order_by(*Force._meta.ordering)
+    )
+
+
+def rolls_of(*, force: Force, member: Member | None = None) -> QuerySet[SkillRoll]:
+    """The rolls of an already-authorised force (or one of its members), oldest first."""
+    rolls = SkillRoll.objects.filter(member__force=force)
+    if member is not None:
+        rolls = rolls.filter(member=member)
+    return rolls.select_related("rolled_by", "member").order_by("created_at", "id")

@@ -11,6 +11,7 @@ from typing import Any
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import Max
+from django.utils import timezone
 
 from roster import documents, engine, selectors
 from roster.models import Force, Member, SkillRoll
@@ -20,14 +21,25 @@ SLOT_KINDS = ("free_advancements", "level_ups")
 
 
 class RollRefused(ValueError):
-    """A roll or pick the rules do not allow right now; the message says why."""
+    """A roll or pick the rules do not allow right now; the message says why.
+
+    `field` names the input it is about ("slot", "table" or "skill"), for forms and the API.
+    """
+
+    def __init__(self, message: str, *, field: str = "slot") -> None:
+        super().__init__(message)
+        self.field = field
 
 
-def _refresh_evaluation(force: Force) -> Force:
+def refresh_evaluation(force: Force) -> Force:
     """Store the engine's answer for the force as it now is (the page and API read it)."""
     fresh = Force.objects.prefetch_related("members__rolls").get(pk=force.pk)
     force.evaluation = selectors.evaluate_force(force=fresh).as_dict()
-    Force.objects.filter(pk=force.pk).update(evaluation=force.evaluation)
+    # .update() skips auto_now, and any change to a member is a change to the force.
+    force.updated_at = timezone.now()
+    Force.objects.filter(pk=force.pk).update(
+        evaluation=force.evaluation, updated_at=force.updated_at
+    )
     return force
 
 
@@ -64,7 +76,7 @@ def create_force(*, owner: AbstractBaseUser, name: str, resources: int = 50) -> 
         resources=resources,
         rules_version=get_catalogue().rules_version,
     )
-    return _refresh_evaluation(force)
+    return refresh_evaluation(force)
 
 
 @transaction.atomic
@@ -72,7 +84,7 @@ def update_force_details(*, force: Force, name: str, resources: int) -> Force:
     force.name = name
     force.resources = resources
     force.save(update_fields=["name", "resources", "updated_at"])
-    return _refresh_evaluation(force)
+    return refresh_evaluation(force)
 
 
 @transaction.atomic
@@ -106,7 +118,7 @@ def duplicate_force(*, force: Force, owner: AbstractBaseUser, name: str | None =
             roll.pk = None
             roll.member = member
         SkillRoll.objects.bulk_create(rolls)
-    return _refresh_evaluation(copy)
+    return refresh_evaluation(copy)
 
 
 @transaction.atomic
@@ -125,7 +137,7 @@ def import_force(*, owner: AbstractBaseUser, document: Any) -> Force:
     Member.objects.bulk_create(
         Member(force=force, position=i, **_member_fields(m)) for i, m in enumerate(roster.members)
     )
-    return _refresh_evaluation(force)
+    return refresh_evaluation(force)
 
 
 @transaction.atomic
@@ -152,7 +164,7 @@ def replace_document(*, force: Force, document: Any) -> Force:
             Member.objects.create(force=force, position=i, **fields)
     for leftover in existing.values():
         leftover.delete()
-    return _refresh_evaluation(force)
+    return refresh_evaluation(force)
 
 
 @transaction.atomic
@@ -163,7 +175,7 @@ def add_member(*, force: Force, data: Any) -> Member:
     member = Member.objects.create(
         force=force, position=0 if last is None else last + 1, **_member_fields(parsed)
     )
-    _refresh_evaluation(force)
+    refresh_evaluation(force)
     return member
 
 
@@ -174,7 +186,7 @@ def update_member(*, member: Member, data: Any) -> Member:
     for key, value in _member_fields(parsed).items():
         setattr(member, key, value)
     member.save()
-    _refresh_evaluation(member.force)
+    refresh_evaluation(member.force)
     return member
 
 
@@ -182,7 +194,7 @@ def update_member(*, member: Member, data: Any) -> Member:
 def remove_member(*, member: Member) -> None:
     force = member.force
     member.delete()
-    _refresh_evaluation(force)
+    refresh_evaluation(force)
 
 
 # --- server-side skill rolls (R5, R17) ---------------------------------------------------
@@ -246,7 +258,9 @@ def roll_skill(
     if continuing:
         if table not in catalogue.skill_categories:
             names = ", ".join(catalogue.skill_categories)
-            raise RollRefused(f"A natural 12: choose the table to roll on ({names}).")
+            raise RollRefused(
+                f"A natural 12: choose the table to roll on ({names}).", field="table"
+            )
         category = table
     else:
         if earlier:
@@ -281,7 +295,7 @@ def roll_skill(
         advancement.pop("rerolls", None)
     advancements[position] = advancement
     member.save()
-    _refresh_evaluation(member.force)
+    refresh_evaluation(member.force)
     return roll
 
 
@@ -305,12 +319,14 @@ def take_free_pick(*, member: Member, slot: str, skill: str) -> Member:
     if last is None or last.outcome != SkillRoll.Outcome.PICK_FREELY:
         raise RollRefused("A free pick follows a roll whose skill could not be taken.")
     if skill not in last.choices:
-        raise RollRefused(f"'{skill}' is not one of the skills this roll lets you pick.")
+        raise RollRefused(
+            f"'{skill}' is not one of the skills this roll lets you pick.", field="skill"
+        )
     advancement = dict(advancements[position])
     advancement.update(skill=skill, method="rolled")
     advancements[position] = advancement
     member.save()
-    _refresh_evaluation(member.force)
+    refresh_evaluation(member.force)
     return member
 
 
@@ -325,5 +341,5 @@ def pick_skill(*, member: Member, slot: str, skill: str) -> Member:
     advancement.pop("natural_12", None)
     advancements[position] = advancement
     member.save()
-    _refresh_evaluation(member.force)
+    refresh_evaluation(member.force)
     return member

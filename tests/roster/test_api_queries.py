@@ -1,0 +1,80 @@
+"""The roster API's query counts do not grow with members, forces or rolls."""
+
+import pytest
+from django.contrib.auth import get_user_model
+from rest_framework.test import APIClient
+
+from roster import services
+from tests.roster.builders import force, legal_force, student
+from tests.roster.test_rolls import ScriptedDice
+
+pytestmark = pytest.mark.django_db
+BASE = "/api/v1/rosters/"
+
+# Per request: the session and its user (2), then the work itself.
+DETAIL_QUERIES = 2 + 3  # the force, its members, their rolls (one prefetch each)
+LIST_QUERIES = 2 + 2  # the count, the page (member counts annotated)
+ROLLS_QUERIES = 2 + 3 + 2  # the force as for the detail, the count, the page
+
+
+@pytest.fixture
+def owner():
+    return get_user_model().objects.create_user("owner", password="pw-owner-1234")
+
+
+@pytest.fixture
+def api(owner):
+    client = APIClient()
+    client.force_login(owner)
+    return client
+
+
+def four(owner):
+    return services.import_force(owner=owner, document=legal_force())
+
+
+def seven(owner):
+    """Six students and a mentor, each with a skill line rolled for."""
+    members = [
+        student(name, free_advancements=[{"line": 4}, {"line": 3}])
+        for name in ("Ann", "Ben", "Cat", "Dan", "Eve", "Fay")
+    ]
+    members.append(student("Mo", role="mentor"))
+    saved = services.import_force(owner=owner, document=force(*members, resources=500))
+    for member in saved.members.filter(role="student"):
+        services.roll_skill(
+            member=member, slot="free_advancements/0", user=owner, rng=ScriptedDice(3)
+        )
+    return saved
+
+
+@pytest.mark.parametrize("build", [four, seven])
+def test_detail_queries_do_not_grow_with_members(api, owner, django_assert_num_queries, build):
+    saved = build(owner)
+    with django_assert_num_queries(DETAIL_QUERIES):
+        response = api.get(f"{BASE}{saved.pk}/")
+    assert response.status_code == 200
+    assert len(response.json()["document"]["members"]) == saved.members.count()
+
+
+@pytest.mark.parametrize("forces", [1, 5])
+def test_list_queries_do_not_grow_with_forces(api, owner, django_assert_num_queries, forces):
+    for _ in range(forces - 1):
+        four(owner)
+    seven(owner)
+    with django_assert_num_queries(LIST_QUERIES):
+        response = api.get(BASE)
+    assert response.status_code == 200
+    counts = [f["member_count"] for f in response.json()["results"]]
+    assert counts == [7] + [4] * (forces - 1)
+
+
+@pytest.mark.parametrize("rolls", [1, 6])
+def test_roll_history_queries_do_not_grow_with_rolls(api, owner, django_assert_num_queries, rolls):
+    saved = seven(owner)
+    for member in saved.members.filter(role="student")[rolls:]:
+        member.rolls.all().delete()
+    with django_assert_num_queries(ROLLS_QUERIES):
+        response = api.get(f"{BASE}{saved.pk}/rolls/")
+    assert response.json()["count"] == rolls
+    assert {r["rolled_by"] for r in response.json()["results"]} == {"owner"}
