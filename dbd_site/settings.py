@@ -48,6 +48,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "dbd_site.middleware.RequestSizeLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -80,6 +81,12 @@ TEMPLATES = [
         },
     }
 ]
+
+# Request bodies: 1 MiB at most (413 beyond it); imported roster files have their own,
+# smaller limit on the import page. Bodies without a length are capped when read.
+MAX_REQUEST_BODY_BYTES = env_int("MAX_REQUEST_BODY_BYTES", default=1024 * 1024)
+DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_REQUEST_BODY_BYTES
+FILE_UPLOAD_MAX_MEMORY_SIZE = MAX_REQUEST_BODY_BYTES
 
 DATABASES = {
     "default": dj_database_url.parse(
