@@ -7,7 +7,7 @@ from django.db.models import Count, Prefetch, QuerySet
 from django.shortcuts import get_object_or_404
 
 from roster import documents
-from roster.engine import Evaluation, evaluate
+from roster.engine import LEVEL_THRESHOLDS, Evaluation, evaluate
 from roster.models import Force, Member, SkillRoll
 from rules.loader import get_catalogue
 
@@ -116,12 +116,21 @@ def verified_roll_pointers(*, force: Force) -> set[str]:
     return verified
 
 
+def level_thresholds_for(*, force: Force) -> tuple[int, ...]:
+    """R16's thresholds, or the campaign's own when the force is a campaign copy."""
+    entry = getattr(force, "campaign_entry", None)  # set by the campaign app, if entered
+    if entry is None:
+        return LEVEL_THRESHOLDS
+    return tuple(entry.campaign.house_rules.level_thresholds)
+
+
 def evaluate_force(*, force: Force) -> Evaluation:
     """A fresh evaluation from the engine (the stored one is a cache of this)."""
     return evaluate(
         force_document(force=force),
         get_catalogue(),
         verified_rolls=verified_roll_pointers(force=force),
+        level_thresholds=level_thresholds_for(force=force),
     )
 
 

@@ -33,7 +33,11 @@ class RollRefused(ValueError):
 
 def refresh_evaluation(force: Force) -> Force:
     """Store the engine's answer for the force as it now is (the page and API read it)."""
-    fresh = Force.objects.prefetch_related("members__rolls").get(pk=force.pk)
+    fresh = (
+        Force.objects.select_related("campaign_entry__campaign")
+        .prefetch_related("members__rolls")
+        .get(pk=force.pk)
+    )
     force.evaluation = selectors.evaluate_force(force=fresh).as_dict()
     # .update() skips auto_now, and any change to a member is a change to the force.
     force.updated_at = timezone.now()
