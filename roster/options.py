@@ -1,0 +1,416 @@
+"""What a member could take next, what it would cost, and why not: asked of the engine.
+
+The builder pages show, for every option of a step (a free advancement line, a
+purchase, a piece of equipment, a spell), its cost and, when it cannot be taken, the
+reason. None of that is worked out here: each option is tried on a copy of the member
+in a throw-away one-member force with more Resources than anyone needs (a "what-if"),
+and the engine's answer is read back: the new entry's cost, and any error the option
+brought with it. So the pages say exactly what the engine would say after saving.
+
+Pure: no Django. A what-if evaluates one member (tens of microseconds), so a page can
+afford the few dozen it needs.
+"""
+
+import copy
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from roster import documents, engine
+from roster.documents import Problem
+from rules.catalogue import Catalogue, Equipment
+
+WHAT_IF_RESOURCES = 1_000_000  # the document's maximum: a what-if is never over budget
+MEMBER = "/members/0"  # where the member sits in a what-if document
+
+MemberJSON = Mapping[str, Any]
+
+# Equipment groups as the rulebook prints them (kinds in the catalogue's order).
+EQUIPMENT_GROUPS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("melee", "Melee weapons", ("melee",)),
+    ("ranged", "Ranged weapons", ("ranged",)),
+    ("armour", "Armour and shields", ("armour", "shield")),
+    ("items", "Items", ("item",)),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    """One thing a member could take: what the form posts, and the engine's verdict.
+
+    `cost` is in Resources for purchases and equipment, in spell slots for spells, and
+    None where nothing is paid (free advancements). `reason` is the engine's message
+    when the option would break a rule; `warning` a warning it would bring (legal).
+    `change` is how much the member's total cost moves, when that differs from `cost`
+    (a statistic bought before skills re-prices them, R6).
+    """
+
+    key: str
+    name: str
+    cost: int | None = None
+    reason: str | None = None
+    warning: str | None = None
+    change: int | None = None
+
+    @property
+    def available(self) -> bool:
+        return self.reason is None
+
+
+@dataclass(frozen=True, slots=True)
+class OptionGroup:
+    slug: str
+    title: str
+    options: tuple[Option, ...]
+
+
+# --- asking the engine ------------------------------------------------------------------
+
+
+def what_if(member: MemberJSON, catalogue: Catalogue) -> engine.Evaluation:
+    """The engine's answer for `member` alone in a force that can afford anything."""
+    document = {
+        "format": documents.FORMAT,
+        "name": "What if",
+        "resources": WHAT_IF_RESOURCES,
+        "members": [member],
+    }
+    return engine.evaluate(document, catalogue)
+
+
+def _inside(pointer: str, prefix: str) -> bool:
+    return pointer == prefix or pointer.startswith(prefix + "/")
+
+
+def _new(before: Iterable[Problem], after: Iterable[Problem]) -> list[Problem]:
+    """Problems of the member that the change brought (same place and code = not new)."""
+    known = {(p.pointer, p.code) for p in before}
+    return [p for p in after if _inside(p.pointer, MEMBER) and (p.pointer, p.code) not in known]
+
+
+@dataclass(frozen=True, slots=True)
+class _Verdict:
+    after: engine.Evaluation
+    reason: str | None
+    warning: str | None
+
+    @property
+    def member(self) -> engine.MemberResult:
+        return self.after.members[0]
+
+
+def _judge(
+    before: engine.Evaluation,
+    changed: MemberJSON,
+    catalogue: Catalogue,
+    entry: str,
+    *,
+    ignore: Callable[[Problem], bool] = lambda _p: False,
+    shifted: str | None = None,
+) -> _Verdict:
+    """Evaluate `changed` and pick the reason it fails, preferring errors at `entry`.
+
+    `shifted` names a list whose later entries moved up by one (an insertion): new
+    problems there are only the old ones at their new index, so they are skipped.
+    """
+    after = what_if(changed, catalogue)
+    errors = [p for p in _new(before.errors, after.errors) if not ignore(p)]
+    if shifted is not None:
+        errors = [
+            p for p in errors if _inside(p.pointer, entry) or not _inside(p.pointer, shifted)
+        ]
+    errors.sort(key=lambda p: not _inside(p.pointer, entry))  # stable: entry's own first
+    warnings = _new(before.warnings, after.warnings)
+    return _Verdict(
+        after=after,
+        reason=errors[0].message if errors else None,
+        warning=warnings[0].message if warnings else None,
+    )
+
+
+def _changed(member: MemberJSON, key: str, value: Any) -> dict[str, Any]:
+    out = copy.deepcopy(dict(member))
+    out[key] = value
+    return out
+
+
+def _list(member: MemberJSON, key: str) -> list[Any]:
+    return copy.deepcopy(list(member.get(key) or []))
+
+
+# --- free advancements (R4, R5) ---------------------------------------------------------
+
+
+def statistic_label(amount: int, statistic: str) -> str:
+    return f"{amount:+d} {statistic}"
+
+
+def free_advancement_options(
+    member: MemberJSON, catalogue: Catalogue, slot: int
+) -> tuple[Option, ...]:
+    """Each line (and each choice of an "or" line) of the society's table, for free slot
+    `slot` (0 or 1; replacing what is there, or adding the slot).
+
+    Key: "3" for a line without a choice, "1:RA" with one. A skill line still needs its
+    roll or pick afterwards, so the engine's "skill required" is not held against it.
+    """
+    society = catalogue.societies.get(member["club"]["society"])
+    if society is None:
+        return ()
+    before = what_if(member, catalogue)
+    entry = f"{MEMBER}/free_advancements/{slot}"
+    options = []
+    for line in society.lines.values():
+        if line.kind == "skill":
+            choices: list[tuple[str, dict[str, Any], str]] = [
+                (str(line.number), {"line": line.number}, line.label)
+            ]
+        elif line.needs_choice:
+            choices = [
+                (
+                    f"{line.number}:{o.statistic}",
+                    {"line": line.number, "choice": o.statistic},
+                    statistic_label(o.amount, o.statistic),
+                )
+                for o in line.options
+            ]
+        else:
+            choices = [(str(line.number), {"line": line.number}, line.label)]
+        for key, advancement, name in choices:
+            advancements = _list(member, "free_advancements")
+            if slot < len(advancements):
+                advancements[slot] = advancement
+            else:
+                advancements.append(advancement)
+            verdict = _judge(
+                before,
+                _changed(member, "free_advancements", advancements),
+                catalogue,
+                entry,
+                ignore=lambda p: p.code in ("skill-required", "free-advancement-count"),
+            )
+            options.append(Option(key=key, name=name, reason=verdict.reason))
+    return tuple(options)
+
+
+def pick_options(
+    member: MemberJSON, catalogue: Catalogue, kind: str, slot: int, category: str
+) -> tuple[Option, ...]:
+    """Skills of `category` to pick outright for advancement `kind`/`slot` (-2 FR, R5).
+
+    The FR the pick costs, and any skill already owned or excluded, show as reasons.
+    """
+    table = catalogue.skill_categories.get(category)
+    advancements = _list(member, kind)
+    if table is None or slot >= len(advancements):
+        return ()
+    before = what_if(member, catalogue)
+    entry = f"{MEMBER}/{kind}/{slot}"
+    options = []
+    for skill in table.skills:
+        changed = _list(member, kind)
+        advancement = dict(changed[slot])
+        advancement.update(skill=skill.key, method="picked")
+        advancement.pop("natural_12", None)
+        changed[slot] = advancement
+        verdict = _judge(before, _changed(member, kind, changed), catalogue, entry)
+        options.append(Option(key=skill.key, name=skill.name, reason=verdict.reason))
+    return tuple(options)
+
+
+# --- purchased advancements (R6) --------------------------------------------------------
+
+
+def purchase_position(purchases: list[Mapping[str, Any]], purchase: Mapping[str, Any]) -> int:
+    """Where a new purchase goes: statistics before the first skill, skills at the end (R6)."""
+    if "skill" in purchase:
+        return len(purchases)
+    return next((i for i, p in enumerate(purchases) if "skill" in p), len(purchases))
+
+
+def with_purchase(member: MemberJSON, purchase: Mapping[str, Any]) -> dict[str, Any]:
+    """The member with `purchase` added in its place (the builder saves exactly this)."""
+    purchases = _list(member, "purchases")
+    purchases.insert(purchase_position(purchases, purchase), dict(purchase))
+    return _changed(member, "purchases", purchases)
+
+
+def purchase_key(purchase: Mapping[str, Any]) -> str:
+    if "skill" in purchase:
+        return f"skill:{purchase['skill']}"
+    if purchase.get("choice"):
+        return f"line:{purchase['line']}:{purchase['choice']}"
+    return f"line:{purchase['line']}"
+
+
+def purchase_from_key(key: str) -> dict[str, Any] | None:
+    """The purchase a form's key stands for ("line:1:CA", "line:2", "skill:melee/x")."""
+    kind, _, rest = key.partition(":")
+    if kind == "skill" and rest:
+        return {"skill": rest}
+    if kind == "line":
+        number, _, choice = rest.partition(":")
+        if number.isdigit():
+            return {"line": int(number), **({"choice": choice} if choice else {})}
+    return None
+
+
+def purchase_options(member: MemberJSON, catalogue: Catalogue) -> tuple[OptionGroup, ...]:
+    """Statistic lines, then the skills of each category on the society's table."""
+    society = catalogue.societies.get(member["club"]["society"])
+    if society is None:
+        return ()
+    before = what_if(member, catalogue)
+    before_total = before.members[0].cost["total"]
+    current = list(member.get("purchases") or [])
+
+    def judge(purchase: dict[str, Any], name: str) -> Option:
+        position = purchase_position(current, purchase)
+        entry = f"{MEMBER}/purchases/{position}"
+        verdict = _judge(
+            before,
+            with_purchase(member, purchase),
+            catalogue,
+            entry,
+            shifted=f"{MEMBER}/purchases" if position < len(current) else None,
+        )
+        cost = verdict.member.purchase_costs[position]
+        change = verdict.member.cost["total"] - before_total
+        return Option(
+            key=purchase_key(purchase),
+            name=name,
+            # The engine prices a purchase it refuses at 0; say nothing rather than "0".
+            cost=None if verdict.reason else cost,
+            reason=verdict.reason,
+            warning=verdict.warning,
+            change=change if change != cost else None,
+        )
+
+    statistics = []
+    for line in society.lines.values():
+        if line.kind != "statistic":
+            continue
+        for option in line.options:
+            purchase: dict[str, Any] = {"line": line.number}
+            if line.needs_choice:
+                purchase["choice"] = option.statistic
+            statistics.append(judge(purchase, statistic_label(option.amount, option.statistic)))
+    groups = [OptionGroup("statistics", "Statistics", tuple(statistics))]
+    for line in society.lines.values():
+        if line.kind != "skill" or line.skill_category is None:
+            continue
+        category = catalogue.skill_categories[line.skill_category]
+        skills = tuple(judge({"skill": s.key}, s.name) for s in category.skills)
+        groups.append(OptionGroup(category.slug, f"{category.name} skills", skills))
+    return tuple(groups)
+
+
+# --- equipment (R7, R8) -----------------------------------------------------------------
+
+
+def equipment_options(member: MemberJSON, catalogue: Catalogue) -> tuple[OptionGroup, ...]:
+    """Every piece of equipment, with its cost for this member and why it will not fit."""
+    before = what_if(member, catalogue)
+    current = _list(member, "equipment")
+    entry = f"{MEMBER}/equipment/{len(current)}"
+
+    def judge(item: Equipment) -> Option:
+        verdict = _judge(
+            before, _changed(member, "equipment", [*current, item.slug]), catalogue, entry
+        )
+        return Option(
+            key=item.slug,
+            name=item.name,
+            cost=verdict.member.equipment_costs[-1],
+            reason=verdict.reason,
+            warning=verdict.warning,
+        )
+
+    groups = []
+    for slug, title, kinds in EQUIPMENT_GROUPS:
+        items = tuple(judge(e) for e in catalogue.equipment.values() if e.kind in kinds)
+        if items:
+            groups.append(OptionGroup(slug, title, items))
+    return tuple(groups)
+
+
+# --- spells (R9) ------------------------------------------------------------------------
+
+
+def _slots_used(evaluation: engine.Evaluation) -> int:
+    return evaluation.members[0].spell_slots["used"]
+
+
+def spell_options(member: MemberJSON, catalogue: Catalogue) -> tuple[OptionGroup, ...]:
+    """Every spell by school (the forbidden one last), with the slots it would take."""
+    before = what_if(member, catalogue)
+    current = _list(member, "spells")
+    entry = f"{MEMBER}/spells/{len(current)}"
+
+    def judge(slug: str, name: str) -> Option:
+        verdict = _judge(before, _changed(member, "spells", [*current, slug]), catalogue, entry)
+        slots = _slots_used(verdict.after) - _slots_used(before)
+        return Option(
+            key=slug,
+            name=name,
+            cost=None if verdict.reason else slots,
+            reason=verdict.reason,
+            warning=verdict.warning,
+        )
+
+    groups = []
+    for school, title in catalogue.spell_schools.items():
+        spells = tuple(
+            judge(s.slug, s.name) for s in catalogue.spells.values() if s.school == school
+        )
+        groups.append(OptionGroup(school, title, spells))
+    forbidden = tuple(judge(s.slug, s.name) for s in catalogue.spells.values() if s.school is None)
+    if forbidden:
+        groups.append(OptionGroup("forbidden", "Forbidden spell", forbidden))
+    return tuple(groups)
+
+
+def known_spell_slots(member: MemberJSON, catalogue: Catalogue) -> tuple[int, ...]:
+    """The slots each known spell takes: how many the engine frees when it is dropped."""
+    before = what_if(member, catalogue)
+    current = _list(member, "spells")
+    slots = []
+    for i in range(len(current)):
+        without = what_if(_changed(member, "spells", current[:i] + current[i + 1 :]), catalogue)
+        slots.append(_slots_used(before) - _slots_used(without))
+    return tuple(slots)
+
+
+def spell_focus_option(member: MemberJSON, catalogue: Catalogue) -> Option:
+    """Turning Spell Focus on: a slot, and the skill (R9)."""
+    before = what_if(member, catalogue)
+    verdict = _judge(
+        before, _changed(member, "spell_focus", True), catalogue, f"{MEMBER}/spell_focus"
+    )
+    return Option(
+        key="spell_focus",
+        name="Spell Focus",
+        cost=_slots_used(verdict.after) - _slots_used(before),
+        reason=verdict.reason,
+    )
+
+
+def mastery_options(member: MemberJSON, catalogue: Catalogue) -> tuple[Option, ...]:
+    """Each known spell as the Supreme Spell Mastery (R9)."""
+    base = _changed(member, "mastery", None)
+    before = what_if(base, catalogue)
+    options = []
+    for slug in dict.fromkeys(member.get("spells") or []):
+        spell = catalogue.spells.get(slug)
+        if spell is None:
+            continue
+        verdict = _judge(before, _changed(base, "mastery", slug), catalogue, f"{MEMBER}/mastery")
+        options.append(
+            Option(
+                key=slug,
+                name=spell.name,
+                cost=_slots_used(verdict.after) - _slots_used(before),
+                reason=verdict.reason,
+            )
+        )
+    return tuple(options)

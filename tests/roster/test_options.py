@@ -1,0 +1,212 @@
+"""roster.options: what a member could take next, as the engine answers it."""
+
+import pytest
+
+from roster import options
+from roster.engine import evaluate
+from tests.roster.builders import emma, force, student
+
+pytestmark = pytest.mark.django_db
+
+
+def by_key(groups) -> dict[str, options.Option]:
+    return {o.key: o for g in groups for o in g.options}
+
+
+def engine_member(member, catalogue):
+    return evaluate(force(member, resources=1_000_000), catalogue).members[0]
+
+
+# --- equipment (R7, R8) ---------------------------------------------------------------
+
+
+def test_a_two_handed_weapon_and_armour_leave_no_room_for_a_medical_kit(catalogue):
+    member = emma()
+    member["equipment"] = ["heavy-weapon-2h", "light-armour"]
+    kit = by_key(options.equipment_options(member, catalogue))["medical-kit"]
+    assert not kit.available
+    # The engine's own R8 message for the new piece, word for word.
+    with_kit = {**member, "equipment": [*member["equipment"], "medical-kit"]}
+    result = evaluate(force(with_kit, resources=1_000_000), catalogue)
+    [error] = [e for e in result.errors if e.pointer == "/members/0/equipment/2"]
+    assert error.code == "too-many-pieces"
+    assert kit.reason == error.message
+
+
+def test_a_student_with_ra_0_cannot_buy_a_pistol(catalogue):
+    # Technical, -1 ME, +1 CA: base RA 1 ... made RA 0 by an academic choice of RA.
+    member = student("Zero", base={"ME": 3, "RA": 1, "CA": 2, "DF": 2})
+    member["club"] = {"name": "Chess Club", "society": "academic", "choice": "RA"}
+    member["free_advancements"] = [{"line": 2}, {"line": 3}]
+    assert engine_member(member, catalogue).stats["RA"] == 0
+    offered = by_key(options.equipment_options(member, catalogue))
+    assert offered["light-pistol"].reason == "Light Pistol needs RA 1 or more."
+    assert "needs RA 1 or more" in offered["sniper-rifle"].reason
+    assert offered["simple-weapon"].available
+    assert offered["vision-goggles"].available  # flat-priced items need no statistic
+
+
+def test_equipment_costs_are_the_engines(catalogue):
+    member = emma()
+    member["equipment"] = []
+    offered = by_key(options.equipment_options(member, catalogue))
+    for slug, option in offered.items():
+        priced = engine_member({**member, "equipment": [slug]}, catalogue)
+        assert option.cost == priced.equipment_costs[0], slug
+    assert offered["medical-kit"].cost == 4  # 1.5 x FR 3, rounded down (R7, R13)
+    assert offered["simple-weapon"].cost == 1
+
+
+def test_no_hand_free_is_explained(catalogue):
+    member = emma()
+    member["equipment"] = ["great-weapon", "medical-kit"]
+    offered = by_key(options.equipment_options(member, catalogue))
+    assert offered["light-pistol"].reason.startswith("Light Pistol needs 1 hand(s) and no hand")
+    assert offered["light-armour"].reason.startswith("Light Armour: beyond what is in hand")
+
+
+def test_a_backup_weapon_is_fine_when_the_extra_slot_is_free(catalogue):
+    member = emma()
+    member["equipment"] = ["great-weapon"]
+    offered = by_key(options.equipment_options(member, catalogue))
+    assert offered["polearm"].available  # the second two-hander becomes the backup (R8)
+
+
+def test_equipment_groups_follow_the_rulebook(catalogue):
+    groups = options.equipment_options(emma(), catalogue)
+    assert [g.slug for g in groups] == ["melee", "ranged", "armour", "items"]
+    assert sum(len(g.options) for g in groups) == len(catalogue.equipment)
+
+
+# --- purchases (R6) ---------------------------------------------------------------------
+
+
+def test_statistic_purchases_cost_twice_the_statistic(catalogue):
+    purchases = by_key(options.purchase_options(emma(), catalogue))
+    assert purchases["line:1:CA"].cost == 8  # 2 x CA 4
+    assert purchases["line:1:RA"].cost == 2  # 2 x RA 1
+    # Line 2 (+2 HP) was a free advancement: not again at creation (R6).
+    taken = purchases["line:2"]
+    assert not taken.available
+    assert taken.cost is None
+    assert "already taken" in taken.reason
+
+
+def test_a_statistic_that_reprices_other_things_says_so(catalogue):
+    purchases = by_key(options.purchase_options(emma(), catalogue))
+    fr = purchases["line:3"]
+    assert fr.cost == 6  # 2 x FR 3
+    assert fr.change == 9  # ... and the Medical Kit goes from 4 to 7 (1.5 x FR 5)
+
+
+def test_julius_costs_as_in_the_rulebook(catalogue):
+    julius = student(
+        "Julius",
+        club={"name": "Riding Club", "society": "sporting", "choice": "ME"},
+        base={"ME": 1, "RA": 2, "CA": 3, "DF": 2},
+        free_advancements=[
+            {"line": 4, "skill": "melee/outsized-weapon", "method": "picked"},
+            {"line": 6, "skill": "movement/catfall", "method": "picked"},
+        ],
+    )
+    first = by_key(options.purchase_options(julius, catalogue))
+    assert first["line:1:ME"].cost == 4
+    bought = options.with_purchase(julius, {"line": 1, "choice": "ME"})
+    second = by_key(options.purchase_options(bought, catalogue))
+    assert second["skill:movement/quick-mantle"].cost == 6
+    assert second["skill:melee/outsized-weapon"].reason == "Outsized Weapon is already taken."
+    assert {g.slug for g in options.purchase_options(julius, catalogue)} == {
+        "statistics",
+        "melee",
+        "ranged",
+        "movement",
+    }
+
+
+def test_statistics_go_before_skills(catalogue):
+    member = emma()
+    member = options.with_purchase(member, {"skill": "movement/catfall"})
+    member = options.with_purchase(member, {"line": 1, "choice": "RA"})
+    assert member["purchases"] == [{"line": 1, "choice": "RA"}, {"skill": "movement/catfall"}]
+    result = evaluate(force(member, resources=1_000_000), catalogue)
+    assert not [e for e in result.errors if e.code == "statistic-after-skill"]
+
+
+def test_purchase_keys_round_trip():
+    for purchase in ({"line": 1, "choice": "CA"}, {"line": 2}, {"skill": "melee/dual-wield"}):
+        assert options.purchase_from_key(options.purchase_key(purchase)) == purchase
+    assert options.purchase_from_key("nonsense") is None
+    assert options.purchase_from_key("line:x") is None
+
+
+# --- free advancements (R4, R5) -----------------------------------------------------------
+
+
+def test_a_line_taken_by_the_other_slot_is_unavailable(catalogue):
+    offered = {o.key: o for o in options.free_advancement_options(emma(), catalogue, 1)}
+    assert "taken twice" in offered["4"].reason  # slot 0 has the Spellcasting line
+    assert offered["1:CA"].available
+    assert offered["5"].available  # a skill line: the roll or pick comes next
+
+
+def test_pick_options_explain_owned_skills(catalogue):
+    member = emma()
+    member["free_advancements"] = [
+        {"line": 4, "skill": "spellcasting/spell-focus", "method": "picked"},
+        {"line": 5},
+    ]
+    member["purchases"] = [{"skill": "movement/catfall"}]
+    picks = {
+        o.key: o
+        for o in options.pick_options(member, catalogue, "free_advancements", 1, "movement")
+    }
+    assert picks["movement/wall-run"].available
+    assert not picks["movement/catfall"].available
+
+
+def test_picking_is_refused_when_fr_would_drop_below_zero(catalogue):
+    member = emma()
+    member["free_advancements"] = [
+        {"line": 4, "skill": "spellcasting/spell-focus", "method": "rolled", "rerolls": 4},
+        {"line": 5},
+    ]
+    picks = options.pick_options(member, catalogue, "free_advancements", 1, "movement")
+    assert all("FR" in o.reason for o in picks)  # FR 1 after four re-rolls; a pick takes 2
+
+
+# --- spells (R9) ----------------------------------------------------------------------------
+
+
+def test_spell_slots_follow_the_core_school(catalogue):
+    spells = by_key(options.spell_options(emma(), catalogue))
+    assert spells["reviving-breath"].cost == 1  # restoration is Emma's core school
+    assert spells["seraphic-bolt"].cost == 2
+    assert not spells["healing-spring"].available  # already known
+    assert spells["dragon-slayer"].reason == "Dragon Slayer needs the Dragon Slayer skill."
+    assert options.known_spell_slots(emma(), catalogue) == (1,)
+
+
+def test_no_spells_without_ca(catalogue):
+    member = student("Brick", base={"ME": 3, "RA": 2, "CA": 1, "DF": 2})
+    member["club"] = {"name": "Rugby Club", "society": "sporting", "choice": "ME"}
+    spells = by_key(options.spell_options(member, catalogue))
+    assert "CA 1 or more" in spells["healing-spring"].reason
+
+
+def test_spell_focus_and_mastery(catalogue):
+    focus = options.spell_focus_option(emma(), catalogue)
+    assert (focus.available, focus.cost) == (True, 1)
+    [mastery] = options.mastery_options(emma(), catalogue)
+    assert mastery.key == "healing-spring"
+    assert "Supreme Spell Mastery" in mastery.reason  # Emma lacks the skill
+
+
+def test_what_ifs_are_quick(catalogue):
+    import time
+
+    start = time.perf_counter()
+    for _ in range(5):
+        options.equipment_options(emma(), catalogue)
+        options.purchase_options(emma(), catalogue)
+        options.spell_options(emma(), catalogue)
+    assert (time.perf_counter() - start) / 5 < 0.5

@@ -1,0 +1,80 @@
+"""Pages cost the same number of queries however many members a force has."""
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from roster import services
+from tests.roster.builders import emma, force, student
+from tests.roster.test_rolls import ScriptedDice
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def owner(django_user_model):
+    return django_user_model.objects.create_user("owner", password="pw-owner-1234")
+
+
+def build(owner, size: int):
+    """A force of `size` members, each rolling once on a skill line (rolls are shown too)."""
+    members = [emma()] + [
+        student(f"Student {i}", free_advancements=[{"line": 4}, {"line": 3}])
+        for i in range(1, size)
+    ]
+    saved = services.import_force(owner=owner, document=force(*members, resources=500))
+    for member in saved.members.exclude(name="Emma"):
+        services.roll_skill(
+            member=member, slot="free_advancements/0", user=owner, rng=ScriptedDice(2)
+        )
+    return saved
+
+
+def count_queries(client, url: str) -> int:
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get(url)
+    assert response.status_code == 200
+    return len(queries)
+
+
+@pytest.mark.parametrize("page", ["roster:detail", "roster:print"])
+def test_force_pages_do_not_grow_with_members(client, owner, page):
+    client.force_login(owner)
+    small, large = build(owner, 4), build(owner, 7)
+    count_queries(client, reverse(page, args=[small.pk]))  # warm the session and catalogue
+    four = count_queries(client, reverse(page, args=[small.pk]))
+    seven = count_queries(client, reverse(page, args=[large.pk]))
+    assert four == seven
+    assert four <= 6
+
+
+def test_the_member_page_does_not_grow_with_members(client, owner, django_assert_num_queries):
+    client.force_login(owner)
+    small, large = build(owner, 4), build(owner, 7)
+    first = small.members.get(name="Student 1")
+    last = large.members.get(name="Student 6")
+    count_queries(client, reverse("roster:member", args=[small.pk, first.pk]))
+    four = count_queries(client, reverse("roster:member", args=[small.pk, first.pk]))
+    with django_assert_num_queries(four):
+        client.get(reverse("roster:member", args=[large.pk, last.pk]))
+
+
+def test_the_shared_page_does_not_grow_with_members(client, owner):
+    small, large = build(owner, 4), build(owner, 7)
+    services.set_share_link(force=small, enabled=True)
+    services.set_share_link(force=large, enabled=True)
+    count_queries(client, reverse("roster:shared", args=[small.share_token]))
+    four = count_queries(client, reverse("roster:shared", args=[small.share_token]))
+    seven = count_queries(client, reverse("roster:shared", args=[large.share_token]))
+    assert four == seven
+
+
+def test_my_forces_does_not_grow_with_forces(client, owner):
+    client.force_login(owner)
+    build(owner, 4)
+    count_queries(client, reverse("roster:list"))
+    one = count_queries(client, reverse("roster:list"))
+    build(owner, 5)
+    build(owner, 6)
+    assert count_queries(client, reverse("roster:list")) == one

@@ -1,0 +1,412 @@
+"""The member builder: building members step by step through the pages' POSTs, with
+the server's dice (R5) injected."""
+
+import pytest
+from django.urls import reverse
+
+from roster import selectors, services, views
+from roster.models import Force, Member, SkillRoll
+from tests.roster.builders import emma, legal_force, student
+from tests.roster.test_rolls import ScriptedDice
+
+pytestmark = pytest.mark.django_db
+
+HTMX = {"HTTP_HX_REQUEST": "true"}
+
+
+def html(response) -> str:
+    return response.content.decode()
+
+
+@pytest.fixture
+def owner(django_user_model):
+    return django_user_model.objects.create_user("owner", password="pw-owner-1234")
+
+
+@pytest.fixture
+def browser(client, owner):
+    client.force_login(owner)
+    return client
+
+
+@pytest.fixture
+def dice(monkeypatch):
+    """Script the server's d12s: `dice(3, 12)` makes the next rolls come up 3 then 12."""
+
+    def script(*faces: int) -> None:
+        scripted = ScriptedDice(*faces)
+        monkeypatch.setattr(views, "dice", lambda: scripted)
+
+    return script
+
+
+def result_for(force_id: int, name: str) -> dict:
+    evaluation = Force.objects.get(pk=force_id).evaluation
+    return next(m for m in evaluation["members"] if m["name"] == name)
+
+
+def edit(client, member: Member, step: str, data: dict, **extra):
+    url = reverse("roster:member_edit", args=[member.force_id, member.pk, step])
+    return client.post(url, data, **extra)
+
+
+# --- Emma, the rulebook's example, through the pages -----------------------------------
+
+
+def test_build_emma_step_by_step(browser, owner):
+    response = browser.post(reverse("roster:create"), {"name": "Irregulars", "resources": 50})
+    built = Force.objects.get(owner=owner)
+    assert response["Location"] == reverse("roster:detail", args=[built.pk])
+
+    # Steps 1 and 2: name, base 1/2/3/2 (R1), Literature Club, academic choosing RA (R2).
+    response = browser.post(
+        reverse("roster:member_add", args=[built.pk]),
+        {
+            "name": "Emma",
+            "role": "student",
+            "ME": 1,
+            "RA": 2,
+            "CA": 3,
+            "DF": 2,
+            "club_name": "Literature Club",
+            "society": "academic:RA",
+        },
+    )
+    member = Member.objects.get(force=built, name="Emma")
+    assert response["Location"] == reverse("roster:member", args=[built.pk, member.pk])
+    stats = result_for(built.pk, "Emma")["stats"]
+    assert stats == {"ME": 1, "RA": 1, "CA": 4, "DF": 8, "HP": 10, "FR": 5}
+
+    # Step 3: the Spellcasting line, its skill picked (-2 FR); then +2 HP (R4, R5).
+    assert edit(browser, member, "free", {"slot": "0", "option": "4"}).status_code == 302
+    pick = reverse("roster:pick", args=[built.pk, member.pk])
+    browser.post(pick, {"slot": "free_advancements/0", "skill": "spellcasting/spell-focus"})
+    edit(browser, member, "free", {"slot": "1", "option": "2"})
+
+    # Step 5: equipment (R7, R8); step 6: a core school and a spell (R9).
+    edit(browser, member, "equipment-add", {"add": "simple-weapon"})
+    edit(browser, member, "equipment-add", {"add": "medical-kit"})
+    edit(browser, member, "schools", {"core_school": "restoration"})
+    edit(browser, member, "spell-add", {"add": "healing-spring"})
+
+    emma_now = result_for(built.pk, "Emma")
+    assert emma_now["stats"] == {"ME": 1, "RA": 1, "CA": 4, "DF": 8, "HP": 12, "FR": 3}
+    assert emma_now["cost"] == {"advancements": 0, "equipment": 5, "total": 5}
+    saved = selectors.get_force(user=owner, force_id=built.pk)
+    assert selectors.force_document(force=saved)["members"] == [emma()]
+
+    page = html(browser.get(reverse("roster:member", args=[built.pk, member.pk])))
+    assert "<td>1</td><td>1</td><td>4</td>" in page
+    assert "<td>8</td><td>12</td><td>3</td>" in page
+    assert '<div class="cost-list__total"><dt>Total</dt><dd>5 Resources</dd></div>' in page
+    assert "5 of 50 Resources spent, 45 left." in page
+    force_page = html(browser.get(reverse("roster:detail", args=[built.pk])))
+    assert "<dd>5 Resources</dd>" in force_page
+    # One member is not a force yet (R10): saved as a draft, and the page says why.
+    assert "Not legal" in force_page
+    assert "A force has 4 to 6 students; this has 1." in force_page
+
+
+def test_the_member_page_shows_costs_and_reasons_from_the_engine(browser, owner):
+    built = services.import_force(owner=owner, document=legal_force())
+    member = built.members.get(name="Emma")
+    page = html(browser.get(reverse("roster:member", args=[built.pk, member.pk])))
+    # Purchases (R6): +1 CA costs 2 x CA 4; the +2 HP line was a free advancement.
+    plus_ca = page[page.index('<th scope="row">+1 CA</th>') :][:400]
+    assert 'data-label="Cost">8' in plus_ca
+    plus_hp = page[page.index('<th scope="row">+2 HP</th>') :][:400]
+    assert "already taken; at creation a statistic line is taken once." in plus_hp
+    # Equipment (R7): a Medical Kit costs 1.5 x FR 3 = 4; Emma carries one already.
+    kit = page[page.index('<th scope="row">Medical Kit') :][:800]
+    assert 'data-label="Cost">4<' in kit
+    assert "one more piece" in kit
+    # Spells (R9): another school's spell takes 2 slots.
+    bolt = page[page.index('<th scope="row">Seraphic Bolt</th>') :][:600]
+    assert 'data-label="Slots">2<' in bolt
+    assert "Dragon Slayer needs the Dragon Slayer skill." in page
+    # Spell Focus is owned, so it can be switched on.
+    assert "Turn Spell Focus on" in page
+
+
+def test_a_ra_0_student_is_told_why_a_pistol_is_unavailable(browser, owner):
+    zero = student(
+        "Zero",
+        club={"name": "Chess Club", "society": "academic", "choice": "RA"},
+        base={"ME": 3, "RA": 1, "CA": 2, "DF": 2},
+        free_advancements=[{"line": 2}, {"line": 3}],
+    )
+    built = services.import_force(owner=owner, document=legal_force())
+    member = services.add_member(force=built, data=zero)
+    page = html(browser.get(reverse("roster:member", args=[built.pk, member.pk])))
+    pistol = page[page.index('<th scope="row">Light Pistol') :][:800]
+    assert "Light Pistol needs RA 1 or more." in pistol
+
+
+def test_htmx_edit_returns_the_member_partial_with_out_of_band_status(browser, owner):
+    built = services.import_force(owner=owner, document=legal_force())
+    member = built.members.get(name="Emma")
+    response = edit(browser, member, "purchase-add", {"add": "line:1:CA"}, **HTMX)
+    page = html(response)
+    assert response.status_code == 200
+    assert "<html" not in page
+    assert "4. Buy advancements" in page  # the builder, every step
+    assert 'id="step-equipment"' in page
+    # Out of band: the badge and Resources bar, and the notice for screen readers.
+    assert 'id="force-status" class="force-status" hx-swap-oob="true"' in page
+    assert "13 of 50 Resources spent, 37 left." in page
+    assert 'id="builder-notice" hx-swap-oob="innerHTML"' in page
+    assert "Bought +1 CA." in page
+    assert result_for(built.pk, "Emma")["stats"]["CA"] == 5
+
+
+def test_a_plain_post_redirects_back_to_its_step(browser, owner):
+    built = services.import_force(owner=owner, document=legal_force())
+    member = built.members.get(name="Emma")
+    response = edit(browser, member, "equipment-add", {"add": "tool-kit"})
+    assert response.status_code == 302
+    assert response["Location"] == (
+        reverse("roster:member", args=[built.pk, member.pk]) + "#step-equipment"
+    )
+    page = html(browser.get(response["Location"]))
+    assert "Added Tool Kit." in page  # the message after the redirect
+    assert "Tool Kit: beyond what is in hand" in page  # saved anyway, a draft may break rules
+
+
+def test_statistics_are_bought_before_skills(browser, owner):
+    built = services.import_force(owner=owner, document=legal_force())
+    member = built.members.get(name="Emma")
+    edit(browser, member, "purchase-add", {"add": "skill:movement/catfall"})
+    edit(browser, member, "purchase-add", {"add": "line:1:RA"})
+    member.refresh_from_db()
+    assert member.purchases == [{"line": 1, "choice": "RA"}, {"skill": "movement/catfall"}]
+    edit(browser, member, "purchase-remove", {"index": "1"})
+    member.refresh_from_db()
+    assert member.purchases == [{"line": 1, "choice": "RA"}]
+
+
+def test_a_shape_problem_is_shown_and_nothing_is_saved(browser, owner):
+    built = services.import_force(owner=owner, document=legal_force())
+    member = built.members.get(name="Emma")
+    before = Force.objects.get(pk=built.pk).evaluation
+    response = edit(browser, member, "purchase-add", {"add": "line:9"}, **HTMX)
+    assert response.status_code == 400
+    assert "<html" not in html(response)
+    assert "purchases, entry 1: A purchase is either" in html(response)
+    response = edit(browser, member, "purchase-add", {"add": "line:9"})
+    assert response.status_code == 400
+    assert "<html" in html(response)
+    assert "purchases, entry 1: A purchase is either" in html(response)
+    assert Force.objects.get(pk=built.pk).evaluation == before
+
+
+def test_form_errors_show_next_to_the_fields(browser, owner):
+    built = services.import_force(owner=owner, document=legal_force())
+    member = built.members.get(name="Emma")
+    response = edit(browser, member, "basics", {"name": " ", "role": "student", "ME": 9}, **HTMX)
+    page = html(response)
+    assert response.status_code == 400
+    assert "Every member needs a name." in page
+    assert 'aria-invalid="true"' in page
+    member.refresh_from_db()
+    assert member.name == "Emma"
+
+
+def test_base_statistics_that_are_not_3_2_2_1_are_saved_with_the_engines_error(browser, owner):
+    built = services.import_force(owner=owner, document=legal_force())
+    member = built.members.get(name="Emma")
+    data = {"name": "Emma", "role": "student", "ME": 3, "RA": 3, "CA": 3, "DF": 3}
+    edit(browser, member, "basics", data)
+    page = html(browser.get(reverse("roster:member", args=[built.pk, member.pk])))
+    assert "ME, RA, CA and DF take 3, 2, 2 and 1 in some order; this has" in page
+
+
+def test_add_member_form_errors(browser, owner):
+    built = services.create_force(owner=owner, name="Drafts")
+    url = reverse("roster:member_add", args=[built.pk])
+    page = html(browser.get(url))
+    assert "Academic: -1 RA, +1 CA" in page  # each society's modifiers, from the catalogue
+    response = browser.post(url, {"name": "", "club_name": ""})
+    assert response.status_code == 400
+    assert "Every member needs a name." in html(response)
+    assert "Name the student&#x27;s club." in html(response)
+    assert "Choose a society." in html(response)
+    assert not Member.objects.exists()
+    assert "<html" not in html(browser.get(url, **HTMX))
+
+
+def test_a_mentor_can_be_added(browser, owner):
+    built = services.import_force(owner=owner, document=legal_force())
+    data = {
+        "name": "Ms Mori",
+        "role": "mentor",
+        "ME": 2,
+        "RA": 3,
+        "CA": 2,
+        "DF": 1,
+        "club_name": "Staff Room",
+        "society": "technical:CA",
+    }
+    browser.post(reverse("roster:member_add", args=[built.pk]), data)
+    mentor = Member.objects.get(name="Ms Mori")
+    assert mentor.role == "mentor"
+
+
+# --- server rolls (R5) ----------------------------------------------------------------------
+
+
+@pytest.fixture
+def rolling(owner):
+    """Ann, technical, with the Movement line waiting for its roll."""
+    document = legal_force()
+    document["members"][1]["free_advancements"] = [{"line": 4}, {"line": 3}]
+    built = services.import_force(owner=owner, document=document)
+    return built.members.get(name="Ann")
+
+
+def roll(client, member: Member, data: dict | None = None, **extra):
+    url = reverse("roster:roll", args=[member.force_id, member.pk])
+    return client.post(url, {"slot": "free_advancements/0", **(data or {})}, **extra)
+
+
+def test_a_roll_on_the_server_shows_the_die_and_is_stored(browser, rolling, owner, dice):
+    page_url = reverse("roster:member", args=[rolling.force_id, rolling.pk])
+    before = html(browser.get(page_url))
+    assert "Roll on the Movement table" in before
+    assert "Pick instead (-2 FR)" in before
+
+    dice(3)
+    response = roll(browser, rolling)
+    assert response["Location"] == page_url + "#step-free"
+    stored = SkillRoll.objects.get()
+    assert (stored.table, stored.dice, stored.skill, stored.rolled_by) == (
+        "movement",
+        [3],
+        "movement/wall-run",
+        owner,
+    )
+    page = html(browser.get(page_url))
+    assert "You rolled 3: Wall Run." in page
+    assert '<span class="die">3</span>' in page
+    assert "Re-roll (-1 FR)" in page
+    assert "Roll history (1)" in page
+    assert "Free advancement 1" in page
+    assert result_for(rolling.force_id, "Ann")["unverified_rolls"] == 0
+
+    # A re-roll costs 1 FR (R5) and is stored too.
+    fr = result_for(rolling.force_id, "Ann")["stats"]["FR"]
+    dice(9)
+    roll(browser, rolling)
+    assert result_for(rolling.force_id, "Ann")["stats"]["FR"] == fr - 1
+    assert SkillRoll.objects.count() == 2
+    assert "Roll history (2)" in html(browser.get(page_url))
+
+
+def test_a_natural_12_lets_the_player_choose_a_table(browser, rolling, dice):
+    page_url = reverse("roster:member", args=[rolling.force_id, rolling.pk])
+    dice(12)
+    response = roll(browser, rolling)
+    assert response.status_code == 302
+    page = html(browser.get(page_url))
+    assert "A natural 12: roll again on any table" in page
+    assert '<select id="table-0" name="table">' in page
+
+    # Without a table the server refuses, and says why (400 for htmx).
+    dice(5)
+    refused = roll(browser, rolling, **HTMX)
+    assert refused.status_code == 400
+    assert "choose the table to roll on" in html(refused)
+    assert SkillRoll.objects.count() == 1
+
+    dice(10)
+    url = reverse("roster:roll", args=[rolling.force_id, rolling.pk])
+    response = browser.post(url, {"slot": "free_advancements/0", "table": "melee"}, **HTMX)
+    assert response.status_code == 200
+    assert "You rolled 10: Dual Wield." in html(response)
+    rolling.refresh_from_db()
+    assert rolling.free_advancements[0] == {
+        "line": 4,
+        "skill": "melee/dual-wield",
+        "method": "rolled",
+        "natural_12": True,
+    }
+    assert Force.objects.get(pk=rolling.force_id).evaluation["valid"] is True
+
+
+def test_a_roll_for_an_owned_skill_allows_a_free_pick(browser, rolling, dice):
+    # Ann buys Catfall first, then rolls a 1 (Catfall) on her Movement line.
+    edit(browser, rolling, "purchase-add", {"add": "skill:movement/catfall"})
+    dice(1)
+    roll(browser, rolling)
+    page = html(browser.get(reverse("roster:member", args=[rolling.force_id, rolling.pk])))
+    assert "pick any of these, free" in page
+    assert 'value="movement/wall-run"' in page
+    free_pick = reverse("roster:free_pick", args=[rolling.force_id, rolling.pk])
+    refused = browser.post(
+        free_pick, {"slot": "free_advancements/0", "skill": "movement/catfall"}, **HTMX
+    )
+    assert refused.status_code == 400
+    assert "is not one of the skills this roll lets you pick" in html(refused)
+    fr = result_for(rolling.force_id, "Ann")["stats"]["FR"]
+    browser.post(free_pick, {"slot": "free_advancements/0", "skill": "movement/wall-run"})
+    rolling.refresh_from_db()
+    assert rolling.free_advancements[0]["skill"] == "movement/wall-run"
+    ann = result_for(rolling.force_id, "Ann")
+    assert ann["stats"]["FR"] == fr  # a free pick is free (R5)
+    assert ann["unverified_rolls"] == 0
+
+
+def test_pick_instead_costs_two_fr(browser, rolling):
+    fr = result_for(rolling.force_id, "Ann")["stats"]["FR"]
+    url = reverse("roster:pick", args=[rolling.force_id, rolling.pk])
+    browser.post(url, {"slot": "free_advancements/0", "skill": "movement/heroic-leap"})
+    assert result_for(rolling.force_id, "Ann")["stats"]["FR"] == fr - 2
+    response = browser.post(url, {"slot": "free_advancements/0", "skill": "no/such"}, **HTMX)
+    assert response.status_code == 400
+    assert "Choose one of the listed skills." in html(response)
+
+
+def test_rolling_a_statistic_line_is_refused(browser, rolling, dice):
+    dice(3)
+    response = roll(browser, rolling, {"slot": "free_advancements/1"})
+    assert response.status_code == 400
+    assert "<html" in html(response)
+    assert "Only a skill line is rolled for" in html(response)
+    assert not SkillRoll.objects.exists()
+
+
+def test_the_roll_history_shows_who_when_table_dice_and_outcome(browser, rolling, dice):
+    dice(11, 2)
+    roll(browser, rolling)
+    page = html(browser.get(reverse("roster:detail", args=[rolling.force_id])))
+    history = page[page.index("Roll history (1)") :]
+    assert "by you" in history
+    assert "<td>Movement</td>" in history
+    assert '<td class="num">11, 2</td>' in history
+    assert "<td>Quick Mantle</td>" in history
+    assert "<time datetime=" in history
+
+
+def test_free_advancement_lines_show_why_one_is_unavailable(browser, owner):
+    built = services.import_force(owner=owner, document=legal_force())
+    member = built.members.get(name="Emma")
+    page = html(browser.get(reverse("roster:member", args=[built.pk, member.pk])))
+    assert "Free advancements come from two different lines; line 4 is taken twice." in page
+    edit(browser, member, "free-clear", {"slot": "1"})
+    member.refresh_from_db()
+    assert len(member.free_advancements) == 1
+    refused = edit(browser, member, "free-clear", {"slot": "5"}, **HTMX)
+    assert refused.status_code == 400
+
+
+def test_spell_steps(browser, owner):
+    document = legal_force()
+    document["members"][0]["free_advancements"][0]["skill"] = "spellcasting/supreme-spell-mastery"
+    built = services.import_force(owner=owner, document=document)
+    member = built.members.get(name="Emma")
+    edit(browser, member, "mastery", {"mastery": "healing-spring"})
+    member.refresh_from_db()
+    assert member.mastery == "healing-spring"
+    assert result_for(built.pk, "Emma")["spell_slots"] == {"total": 4, "used": 2}
+    edit(browser, member, "spell-remove", {"index": "0"})
+    member.refresh_from_db()
+    assert (member.spells, member.mastery) == ([], None)  # R9: Mastery must be known
