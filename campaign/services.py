@@ -516,12 +516,18 @@ def adjust_resources(
 
 
 def _member_snapshot(force_id: int) -> dict[int, dict[str, Any]]:
+    fought = set(
+        BattleMemberResult.objects.filter(
+            member__force_id=force_id, battle_force__battle__status=Battle.Status.CONFIRMED
+        ).values_list("member_id", flat=True)
+    )
     snapshot = {}
     for m in Member.objects.filter(force_id=force_id):
         values = {name: getattr(m, name) for name in _FROZEN_MEMBER_FIELDS}
         values["creation_purchases"] = [p for p in m.purchases if not p.get("between_battles")]
         values["level_ups"] = list(m.level_ups)
         values["name"] = m.name
+        values["fought"] = m.pk in fought
         snapshot[m.pk] = values
     return snapshot
 
@@ -536,7 +542,10 @@ def _check_member_changes(
     """Refuse changes that rewrite history: creation choices, XP, taken level-ups."""
     for pk, now in after.items():
         was = before.get(pk)
-        if was is None:  # a recruit (R18) starts at the beginning: no XP, no level-ups
+        # Until a member has fought in a confirmed battle they are still being recruited
+        # (R18) and may be rebuilt, costs charged as usual; after that their creation
+        # choices are history. A recruit starts at the beginning: no XP, no level-ups.
+        if was is None or not was["fought"]:
             if now["xp"] or now["level_ups"]:
                 raise CampaignError(
                     f"{now['name']} is a new recruit: XP comes from battles (R16) and "
@@ -1089,3 +1098,17 @@ def void_battle(*, battle: Battle, by: AbstractBaseUser, reason: str = "") -> Ba
         reversed_entries=[e.pk for e in reversed_entries],
     )
     return battle
+
+
+# --- permissions for the pages (appended) --------------------------------------------------
+
+
+def may_void(*, battle: Battle, user: AbstractBaseUser, owners: Iterable[int]) -> bool:
+    """Who `void_battle` lets void this battle: a confirmed one, the organiser only; a
+    pending one, the organiser, its recorder (withdrawing it) or an opponent (disputing
+    it). `owners` are the user ids owning the battle's forces."""
+    if battle.status == Battle.Status.CONFIRMED:
+        return user.pk == battle.campaign.organiser_id
+    if battle.status == Battle.Status.PENDING:
+        return user.pk == battle.recorded_by_id or may_confirm(battle, user, owners)
+    return False

@@ -32,7 +32,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.reverse import reverse
 
-from roster import documents, engine, selectors, serializers, services
+from roster import documents, engine, gate, selectors, serializers, services
 from roster.models import Force, Member
 from roster.schema import DOCUMENT_REF
 from rules.loader import get_catalogue
@@ -89,6 +89,8 @@ TAGS = ["rosters"]
 ERRORS = serializers.ApiErrorsSerializer
 COMMON_ERRORS = {401: ERRORS, 403: ERRORS, 429: ERRORS}
 NOT_FOUND = {404: ERRORS}
+# A campaign copy changes only as its campaign allows (roster.gate).
+IN_CAMPAIGN = {409: ERRORS}
 FORCE_ID = OpenApiParameter("force_id", OpenApiTypes.INT, OpenApiParameter.PATH)
 MEMBER_INDEX = OpenApiParameter(
     "member_index",
@@ -106,6 +108,14 @@ def _dice() -> random.Random:
 
 def _malformed(exc: documents.MalformedDocument) -> Response:
     return Response({"errors": [p.as_dict() for p in exc.problems]}, status=400)
+
+
+def _campaign_refused(exc: gate.CampaignError, where: str = "") -> Response:
+    """409: the force is a campaign copy and its campaign does not allow this now."""
+    return Response(
+        {"errors": [{"pointer": where, "code": "campaign-refused", "message": str(exc)}]},
+        status=409,
+    )
 
 
 def _refused(exc: services.RollRefused) -> Response:
@@ -231,6 +241,7 @@ class ForceListView(ForceApiView):
             400: serializers.ShapeErrorsSerializer,
             415: ERRORS,
             **NOT_FOUND,
+            **IN_CAMPAIGN,
             **COMMON_ERRORS,
         },
         tags=TAGS,
@@ -249,6 +260,7 @@ class ForceListView(ForceApiView):
             400: serializers.ShapeErrorsSerializer,
             415: ERRORS,
             **NOT_FOUND,
+            **IN_CAMPAIGN,
             **COMMON_ERRORS,
         },
         tags=TAGS,
@@ -257,7 +269,7 @@ class ForceListView(ForceApiView):
         operation_id="rosters_destroy",
         summary="Delete the force, its members and their rolls",
         parameters=[FORCE_ID],
-        responses={204: None, **NOT_FOUND, **COMMON_ERRORS},
+        responses={204: None, **NOT_FOUND, **IN_CAMPAIGN, **COMMON_ERRORS},
         tags=TAGS,
     ),
 )
@@ -270,6 +282,10 @@ class ForceDetailView(ForceApiView):
 
     def put(self, request: Request, force_id: int) -> Response:
         force = self.get_force()
+        try:
+            gate.refuse_in_campaign(force, "a whole-document replacement")
+        except gate.CampaignError as exc:
+            return _campaign_refused(exc)
         try:
             services.replace_document(force=force, document=request.data)
         except documents.MalformedDocument as exc:
@@ -297,11 +313,21 @@ class ForceDetailView(ForceApiView):
         problems += documents.shape_problems(header)
         if problems:
             return _malformed(documents.MalformedDocument(problems))
+        if resources != force.resources:
+            try:
+                gate.refuse_in_campaign(force, "changing its Resources")
+            except gate.CampaignError as exc:
+                return _campaign_refused(exc, "/resources")
         services.update_force_details(force=force, name=name, resources=resources)
         return self.detail_response(force.pk)
 
     def delete(self, request: Request, force_id: int) -> Response:
-        services.delete_force(force=self.get_force())
+        force = self.get_force()
+        try:
+            gate.refuse_in_campaign(force, "retiring it")
+        except gate.CampaignError as exc:
+            return _campaign_refused(exc)
+        services.delete_force(force=force)
         return Response(status=204)
 
 
@@ -384,6 +410,7 @@ class ForceRollsView(ForceApiView):
             400: ERRORS,
             415: ERRORS,
             **NOT_FOUND,
+            **IN_CAMPAIGN,
             **COMMON_ERRORS,
         },
         examples=[
@@ -417,15 +444,22 @@ class MemberRollsView(ForceApiView):
         body.is_valid(raise_exception=True)
         slot = body.validated_data["slot"]
         try:
-            roll = services.roll_skill(
-                member=member,
-                slot=slot,
+            roll = gate.guarded_change(
+                force=self.get_force(),
                 user=request.user,
-                table=body.validated_data.get("table"),
-                rng=_dice(),
+                change=lambda: services.roll_skill(
+                    member=member,
+                    slot=slot,
+                    user=request.user,
+                    table=body.validated_data.get("table"),
+                    rng=_dice(),
+                ),
+                description=f"{member.name}: a skill roll",
             )
         except services.RollRefused as exc:
             return _refused(exc)
+        except gate.CampaignError as exc:
+            return _campaign_refused(exc, "/slot")
         answer = serializers.SkillRollSerializer(roll, context=self.get_serializer_context())
         data = {**answer.data, **self.advancement_answer(slot, member_index)}
         return Response(data, status=201)
@@ -447,6 +481,7 @@ class MemberRollsView(ForceApiView):
             400: ERRORS,
             415: ERRORS,
             **NOT_FOUND,
+            **IN_CAMPAIGN,
             **COMMON_ERRORS,
         },
         tags=TAGS,
@@ -462,7 +497,14 @@ class MemberPicksView(ForceApiView):
         slot, skill = body.validated_data["slot"], body.validated_data["skill"]
         pick = services.take_free_pick if body.validated_data["free"] else services.pick_skill
         try:
-            pick(member=member, slot=slot, skill=skill)
+            gate.guarded_change(
+                force=self.get_force(),
+                user=request.user,
+                change=lambda: pick(member=member, slot=slot, skill=skill),
+                description=f"{member.name}: a skill",
+            )
         except services.RollRefused as exc:
             return _refused(exc)
+        except gate.CampaignError as exc:
+            return _campaign_refused(exc, "/skill")
         return Response({"slot": slot, **self.advancement_answer(slot, member_index)})

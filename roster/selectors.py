@@ -34,7 +34,8 @@ def _with_members(forces: QuerySet[Force]) -> QuerySet[Force]:
 
 def get_force(*, user: User, force_id: int) -> Force:
     """The owner's force with members and rolls, or 404 (also for other people's)."""
-    return get_object_or_404(_with_members(forces_for(user=user)), pk=force_id)
+    forces = _with_members(forces_for(user=user)).select_related("campaign_entry__campaign")
+    return get_object_or_404(forces, pk=force_id)
 
 
 def get_shared_force(*, token: str) -> Force:

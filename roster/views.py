@@ -23,7 +23,7 @@ from django.utils.cache import patch_vary_headers
 from django.utils.text import slugify
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from roster import engine, options, selectors, services
+from roster import engine, gate, options, selectors, services
 from roster.documents import MalformedDocument, Problem
 from roster.forms import (
     IMPORT_MAX_BYTES,
@@ -483,8 +483,17 @@ def force_detail(request: HttpRequest, force_id: int) -> HttpResponse:
 def force_edit(request: HttpRequest, force_id: int) -> HttpResponse:
     """The force's name and Resources: inline on the force page with htmx, a page without."""
     force = _force(request, force_id)
+    resources_before = force.resources  # the model form writes the posted value onto force
     form = ForceForm(_posted(request), instance=force)
     if request.method == "POST":
+        if (
+            form.is_valid()
+            and gate.campaign_entry(force) is not None
+            and form.cleaned_data["resources"] != resources_before
+        ):
+            form.add_error(
+                "resources", "A campaign force's Resources come from its campaign ledger."
+            )
         if form.is_valid():
             force = services.update_force_details(
                 force=force,
@@ -507,6 +516,11 @@ def force_edit(request: HttpRequest, force_id: int) -> HttpResponse:
 @require_http_methods(["GET", "HEAD", "POST"])
 def force_delete(request: HttpRequest, force_id: int) -> HttpResponse:
     force = _force(request, force_id)
+    try:
+        gate.refuse_in_campaign(force, "retiring it")
+    except gate.CampaignError as exc:
+        messages.error(request, str(exc))
+        return redirect("roster:detail", force_id=force.pk)
     if request.method == "POST":
         name = force.name
         services.delete_force(force=force)
@@ -585,9 +599,16 @@ def member_add(request: HttpRequest, force_id: int) -> HttpResponse:
     context: dict[str, Any] = {"force": force, "form": form}
     if request.method == "POST" and form.is_valid():
         try:
-            member = services.add_member(force=force, data=form.member_json())
+            member = gate.guarded_change(
+                force=force,
+                user=request.user,
+                change=lambda: services.add_member(force=force, data=form.member_json()),
+                description="a new recruit",
+            )
         except MalformedDocument as exc:
             context["problems"] = exc.problems
+        except gate.CampaignError as exc:
+            context["problems"] = [Problem("", "campaign", str(exc))]
         else:
             messages.success(request, f"Added {member.name}. Now choose the free advancements.")
             return redirect("roster:member", force_id=force.pk, member_id=member.pk)
@@ -962,7 +983,15 @@ def member_edit(request: HttpRequest, force_id: int, member_id: int, step: str) 
     member = _member(force, member_id)
     try:
         data, notice = change(selectors.member_json(member), request.POST, get_catalogue())
-        services.update_member(member=member, data=data)
+        gate.guarded_change(
+            force=force,
+            user=request.user,
+            change=lambda: services.update_member(member=member, data=data),
+            description=f"{member.name}: {notice.rstrip('.')}" if notice else member.name,
+        )
+    except gate.CampaignError as exc:
+        rejected = _Rejected(section, str(exc))
+        return _builder_response(request, force_id, member_id, section, rejected=rejected)
     except _Rejected as exc:
         return _builder_response(request, force_id, member_id, exc.section, rejected=exc)
     except MalformedDocument as exc:
@@ -992,14 +1021,19 @@ def member_roll(request: HttpRequest, force_id: int, member_id: int) -> HttpResp
     force = _force(request, force_id)
     member = _member(force, member_id)
     try:
-        roll = services.roll_skill(
-            member=member,
-            slot=request.POST.get("slot", ""),
+        roll = gate.guarded_change(
+            force=force,
             user=request.user,
-            table=request.POST.get("table") or None,
-            rng=dice(),
+            change=lambda: services.roll_skill(
+                member=member,
+                slot=request.POST.get("slot", ""),
+                user=request.user,
+                table=request.POST.get("table") or None,
+                rng=dice(),
+            ),
+            description=f"{member.name}: a skill roll",
         )
-    except services.RollRefused as exc:
+    except (services.RollRefused, gate.CampaignError) as exc:
         return _builder_response(
             request, force_id, member_id, "free", rejected=_Rejected("free", str(exc))
         )
@@ -1030,8 +1064,13 @@ def _skill_choice(
     try:
         if skill not in catalogue.skills:
             raise services.RollRefused("Choose one of the listed skills.")
-        service(member=member, slot=request.POST.get("slot", ""), skill=skill)
-    except services.RollRefused as exc:
+        gate.guarded_change(
+            force=force,
+            user=request.user,
+            change=lambda: service(member=member, slot=request.POST.get("slot", ""), skill=skill),
+            description=f"{member.name}: a skill",
+        )
+    except (services.RollRefused, gate.CampaignError) as exc:
         return _builder_response(
             request, force_id, member_id, "free", rejected=_Rejected("free", str(exc))
         )
@@ -1045,7 +1084,16 @@ def member_remove(request: HttpRequest, force_id: int, member_id: int) -> HttpRe
     force = _force(request, force_id)
     member = _member(force, member_id)
     if request.method == "POST":
-        services.remove_member(member=member)
+        try:
+            gate.guarded_change(
+                force=force,
+                user=request.user,
+                change=lambda: services.remove_member(member=member),
+                description=f"{member.name} retired",
+            )
+        except gate.CampaignError as exc:
+            messages.error(request, str(exc))
+            return redirect("roster:detail", force_id=force.pk)
         messages.success(request, f"Removed {member.name} from {force.name}.")
         return redirect("roster:detail", force_id=force.pk)
     return _page(request, "roster/member_remove.html", {"force": force, "member": member})

@@ -610,7 +610,8 @@ def test_recruiting_and_retiring_keep_r10(red, alice):
     assert Member.objects.filter(force_id=red.force_id).count() == 4
 
 
-def test_history_cannot_be_rewritten(red, alice):
+def test_history_cannot_be_rewritten(campaign, red, blue, alice, bob):
+    services.confirm_battle(battle=record(campaign, alice, red, blue), by=bob)
     ann = member(red, "Ann")
     cheats = {
         "XP": roster_selectors.member_json(ann) | {"xp": 30},
@@ -638,6 +639,30 @@ def test_history_cannot_be_rewritten(red, alice):
         change=lambda: roster_services.update_member(member=ann, data=bought),
     )
     assert result.spent == 2  # 2 x ME 1
+
+
+def test_a_recruit_is_built_step_by_step_until_they_fight(campaign, red, blue, alice, bob):
+    """R18: a new member joins between battles with only base, club and society, then
+    takes free advancements in later steps, as in the builder; fighting fixes them."""
+    services.confirm_battle(battle=record(campaign, alice, red, blue), by=bob)
+    services.change_campaign_force(
+        campaign_force=red,
+        by=alice,
+        change=lambda: roster_services.add_member(
+            force=red.force,
+            data={k: v for k, v in student("Dee").items() if k in ("name", "club", "base")},
+        ),
+    )
+    dee = member(red, "Dee")
+    built = roster_selectors.member_json(dee) | {
+        "free_advancements": [{"line": 3}, {"line": 2, "choice": "HP"}]
+    }
+    services.change_campaign_force(
+        campaign_force=red,
+        by=alice,
+        change=lambda: roster_services.update_member(member=dee, data=built),
+    )
+    assert member(red, "Dee").free_advancements == built["free_advancements"]
 
 
 def test_a_retired_force_is_done(campaign, organiser, alice, bob, red, blue):
