@@ -830,7 +830,9 @@ def _change_free(data: dict[str, Any], post: QueryDict, catalogue: Catalogue) ->
     else:
         advancements.append(advancement)
     follow_up = " Now roll for the skill, or pick one." if line.kind == "skill" else ""
-    return {**data, "free_advancements": advancements}, f"Took {line.label}.{follow_up}"
+    option = line.option_for(choice or None) if line.kind == "statistic" else None
+    taken = f"{option.amount:+d} {option.statistic}" if option else line.label
+    return {**data, "free_advancements": advancements}, f"Took {taken}.{follow_up}"
 
 
 def _change_free_clear(data: dict[str, Any], post: QueryDict, _c: Catalogue) -> tuple[dict, str]:

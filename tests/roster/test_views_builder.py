@@ -410,3 +410,12 @@ def test_spell_steps(browser, owner):
     edit(browser, member, "spell-remove", {"index": "0"})
     member.refresh_from_db()
     assert (member.spells, member.mastery) == ([], None)  # R9: Mastery must be known
+
+
+def test_taking_an_or_line_says_which_option_was_taken(browser, owner):
+    force = services.create_force(owner=owner, name="Say what")
+    member = services.add_member(force=force, data=student("Ann", free_advancements=[]))
+    response = edit(
+        browser, member, "free", {"slot": "0", "option": "2:HP"}, HTTP_HX_REQUEST="true"
+    )
+    assert "Took +1 HP." in response.content.decode()
