@@ -190,7 +190,9 @@ REST_FRAMEWORK = {
         "rest_framework.renderers.JSONRenderer",
         "rest_framework.renderers.BrowsableAPIRenderer",
     ],
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
+    "DEFAULT_PAGINATION_CLASS": "dbd_site.pagination.StrictLimitOffsetPagination",
+    # No OPTIONS metadata: the schema at /api/schema/ describes every endpoint.
+    "DEFAULT_METADATA_CLASS": None,
     "PAGE_SIZE": 50,
     "EXCEPTION_HANDLER": "dbd_site.api.exception_handler",
 }
@@ -213,6 +215,7 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "roster.schema.add_roster_document",
+        "dbd_site.schema.add_common_error_responses",
     ],
 }
 

@@ -18,3 +18,5 @@ REST_FRAMEWORK = {
     **REST_FRAMEWORK,  # noqa: F405
     "DEFAULT_THROTTLE_RATES": {"anon": "100000/minute", "user": "100000/minute"},
 }
+# The test client's host, and schemathesis' in-process requests' host.
+ALLOWED_HOSTS = ["testserver", "localhost"]

@@ -16,7 +16,7 @@ from drf_spectacular.utils import (
 )
 from rest_framework import serializers, viewsets
 from rest_framework.decorators import api_view, permission_classes
-from rest_framework.exceptions import NotFound
+from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -157,7 +157,10 @@ class EquipmentViewSet(CatalogueViewSet):
     serializer_class = EquipmentSerializer
 
     def get_queryset(self) -> QuerySet:
-        return selectors.equipment_queryset(kind=self.query_param("kind"))
+        kind = self.query_param("kind")
+        if kind is not None and kind not in Equipment.Kind.values:
+            raise ValidationError({"kind": [f"Choose one of {', '.join(Equipment.Kind.values)}."]})
+        return selectors.equipment_queryset(kind=kind)
 
 
 @extend_schema(tags=TAGS)

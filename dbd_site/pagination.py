@@ -1,0 +1,35 @@
+"""Pagination for every API list."""
+
+from rest_framework import exceptions, pagination
+from rest_framework.request import Request
+
+
+class StrictLimitOffsetPagination(pagination.LimitOffsetPagination):
+    """`limit` and `offset` must be whole numbers; DRF's default quietly ignores junk."""
+
+    max_limit = 200
+
+    def _whole(self, request: Request, name: str) -> None:
+        raw = request.query_params.getlist(name)
+        if len(raw) > 1 or (raw and not raw[0].isdigit()):
+            raise exceptions.ValidationError(
+                {name: [f"'{name}' must be a single whole number, 0 or more."]}
+            )
+
+    def paginate_queryset(self, queryset, request, view=None):
+        self._whole(request, self.limit_query_param)
+        self._whole(request, self.offset_query_param)
+        limit = request.query_params.get(self.limit_query_param)
+        if limit is not None and int(limit) > self.max_limit:
+            raise exceptions.ValidationError(
+                {self.limit_query_param: [f"At most {self.max_limit} per page."]}
+            )
+        return super().paginate_queryset(queryset, request, view)
+
+    def get_schema_operation_parameters(self, view):
+        parameters = super().get_schema_operation_parameters(view)
+        for parameter in parameters:
+            parameter["schema"]["minimum"] = 0
+            if parameter["name"] == self.limit_query_param:
+                parameter["schema"]["maximum"] = self.max_limit
+        return parameters

@@ -1,0 +1,59 @@
+"""OpenAPI post-processing for answers every endpoint can give.
+
+Any operation can meet a bad token (401) or the throttle (429), and any operation
+with a path parameter can meet a missing object (404); all answer in the project's
+error shape. Listing them once here keeps every view's schema honest.
+"""
+
+from typing import Any
+
+ERROR_LIST = {
+    "type": "object",
+    "required": ["errors"],
+    "properties": {
+        "errors": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["pointer", "code", "message"],
+                "properties": {
+                    "pointer": {"type": "string"},
+                    "code": {"type": "string"},
+                    "message": {"type": "string"},
+                },
+            },
+        },
+        "retry_after": {"type": "string"},
+    },
+}
+ERROR_REF = {"$ref": "#/components/schemas/ErrorList"}
+DESCRIPTIONS = {
+    "400": "Bad input; each error points at what is wrong.",
+    "401": "Missing, bad or revoked credentials.",
+    "404": "No such object, or not yours.",
+    "405": "Method not allowed here.",
+    "413": "Request body too large.",
+    "429": "Too many requests; retry later.",
+}
+
+
+def add_common_error_responses(result: dict[str, Any], **_kwargs: Any) -> dict[str, Any]:
+    result.setdefault("components", {}).setdefault("schemas", {})["ErrorList"] = ERROR_LIST
+    for path, operations in result.get("paths", {}).items():
+        for operation in operations.values():
+            if not isinstance(operation, dict) or "responses" not in operation:
+                continue
+            codes = ["401", "405", "413", "429"]
+            if "{" in path:
+                codes.append("404")
+            if any(p.get("in") == "query" for p in operation.get("parameters", [])):
+                codes.append("400")  # a query parameter that is not what it should be
+            for code in codes:
+                operation["responses"].setdefault(
+                    code,
+                    {
+                        "description": DESCRIPTIONS[code],
+                        "content": {"application/json": {"schema": ERROR_REF}},
+                    },
+                )
+    return result
