@@ -456,3 +456,368 @@ def dashboard(*, campaign: Campaign, user: User, recent: int = 10, log: int = 10
         level_ups_waiting=level_ups_waiting(campaign=campaign),
         log=list(campaign_log(campaign=campaign, limit=log)),
     )
+
+
+# --- the campaign API --------------------------------------------------------------------
+
+
+def campaign_forces_with_members(
+    *, campaign: Campaign, include_retired: bool = True
+) -> QuerySet[CampaignForce]:
+    """`campaign_forces` with each ledger `balance` annotated and members prefetched
+    (in document order): a fixed number of queries however many forces."""
+    return (
+        campaign_forces(campaign=campaign, include_retired=include_retired)
+        .annotate(balance=Coalesce(_balances_subquery(), Value(0)))
+        .prefetch_related(
+            Prefetch("force__members", queryset=Member.objects.order_by("position", "id"))
+        )
+    )
+
+
+def get_campaign_force_with_members(
+    *, campaign: Campaign, campaign_force_id: int
+) -> CampaignForce:
+    """One force of an already-authorised campaign as `campaign_forces_with_members`, or 404."""
+    return get_object_or_404(campaign_forces_with_members(campaign=campaign), pk=campaign_force_id)
+
+
+def members_of(*, campaign_force: CampaignForce) -> QuerySet[Member]:
+    """The members of an already-authorised campaign force, in document order."""
+    return Member.objects.filter(force_id=campaign_force.force_id).order_by("position", "id")
+
+
+def get_member(*, campaign_force: CampaignForce, member_id: int) -> Member:
+    """A member of an already-authorised campaign force, or 404."""
+    return get_object_or_404(members_of(campaign_force=campaign_force), pk=member_id)
+
+
+def ledger_entry_with_running_balance(
+    *, campaign_force: CampaignForce, entry_id: int
+) -> LedgerEntry:
+    """One ledger entry with `running_balance` (the balance after it), or 404."""
+    upto = (
+        LedgerEntry.objects.filter(campaign_force_id=campaign_force.pk, id__lte=OuterRef("id"))
+        .values("campaign_force")
+        .annotate(total=Sum("amount"))
+        .values("total")
+    )
+    return get_object_or_404(
+        campaign_force.ledger_entries.select_related("created_by", "battle", "reverses").annotate(
+            running_balance=Subquery(upto, output_field=IntegerField())
+        ),
+        pk=entry_id,
+    )
+
+
+# --- pages (appended for the campaign pages) -----------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class CampaignSummary:
+    """One row of "my campaigns": the numbers the list page shows."""
+
+    campaign: Campaign
+    is_organiser: bool
+    players: int
+    battles_played: int
+    pending_for_me: int
+
+
+def _count(queryset: QuerySet[Any], group: str) -> Subquery:
+    return Subquery(
+        queryset.values(group).annotate(n=Count("pk")).values("n")[:1],
+        output_field=IntegerField(),
+    )
+
+
+def campaign_summaries(*, user: User) -> list[CampaignSummary]:
+    """The campaigns `user` organises or plays in, newest first, with players, confirmed
+    battles and the battles waiting for `user` to confirm (one query)."""
+    if not user.is_authenticated:
+        return []
+    theirs = BattleForce.objects.filter(battle=OuterRef("pk"), campaign_force__player_id=user.pk)
+    waiting = Battle.objects.filter(campaign=OuterRef("pk"), status=Battle.Status.PENDING).filter(
+        Q(campaign__organiser_id=user.pk) | (Exists(theirs) & ~Q(recorded_by_id=user.pk))
+    )
+    found = campaigns_for(user=user).annotate(
+        player_count=Coalesce(
+            _count(CampaignPlayer.objects.filter(campaign=OuterRef("pk")), "campaign"), 0
+        ),
+        played=Coalesce(
+            _count(
+                Battle.objects.filter(campaign=OuterRef("pk"), status=Battle.Status.CONFIRMED),
+                "campaign",
+            ),
+            0,
+        ),
+        waiting_for_me=Coalesce(_count(waiting, "campaign"), 0),
+    )
+    return [
+        CampaignSummary(
+            campaign=c,
+            is_organiser=c.organiser_id == user.pk,
+            players=c.player_count,
+            battles_played=c.played,
+            pending_for_me=c.waiting_for_me,
+        )
+        for c in found.order_by("-created_at", "-id")
+    ]
+
+
+def campaign_force_detail(*, campaign: Campaign, campaign_force_id: int) -> CampaignForce:
+    """A force of an already-authorised campaign with its members and their rolls, or 404."""
+    return get_object_or_404(
+        campaign_forces(campaign=campaign).prefetch_related(
+            Prefetch("force__members", queryset=Member.objects.order_by("position", "id"))
+        ),
+        pk=campaign_force_id,
+    )
+
+
+def battle_sides(*, campaign: Campaign, campaign_force_ids: list[int]) -> list[CampaignForce]:
+    """The campaign's active forces among `campaign_force_ids`, with their members, in
+    the order they entered (the record-a-battle form's per-member rows)."""
+    return list(
+        campaign_forces(campaign=campaign, include_retired=False)
+        .filter(pk__in=campaign_force_ids)
+        .prefetch_related(
+            Prefetch("force__members", queryset=Member.objects.order_by("position", "id"))
+        )
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class ForceEntryOption:
+    """One of the player's freeform forces, and why it cannot enter (None if it can)."""
+
+    force: Any  # roster.models.Force
+    reason: str | None
+
+
+def force_entry_options(*, campaign: Campaign, user: User) -> list[ForceEntryOption]:
+    """The player's own freeform forces and whether each may enter the campaign: legal
+    with the starting Resources (R10, R11), no XP and no level-ups yet (R16)."""
+    from roster import engine
+    from roster import selectors as roster_selectors
+    from rules.loader import get_catalogue
+
+    if not user.is_authenticated:
+        return []
+    rules = campaign.house_rules
+    catalogue = get_catalogue()
+    from roster.models import SkillRoll
+
+    forces = (
+        roster_selectors.forces_for(user=user)
+        .filter(campaign_entry__isnull=True)
+        .prefetch_related(
+            Prefetch(
+                "members",
+                queryset=Member.objects.order_by("position", "id").prefetch_related(
+                    Prefetch("rolls", queryset=SkillRoll.objects.order_by("created_at", "id"))
+                ),
+            )
+        )
+        .order_by("name", "id")
+    )
+    options = []
+    for force in forces:
+        members = list(force.members.all())
+        experienced = [m.name for m in members if m.xp or m.level_ups]
+        reason = None
+        if experienced:
+            reason = "Has XP or level-ups already: " + ", ".join(experienced) + "."
+        else:
+            document = roster_selectors.force_document(force=force)
+            document["resources"] = rules.starting_resources
+            evaluation = engine.evaluate(
+                document,
+                catalogue,
+                verified_rolls=roster_selectors.verified_roll_pointers(force=force),
+                level_thresholds=rules.level_thresholds,
+            )
+            if not evaluation.valid:
+                problems = [p.message for p in (*evaluation.malformed, *evaluation.errors)]
+                reason = " ".join(problems[:2])
+                if len(problems) > 2:
+                    reason += f" (and {len(problems) - 2} more)"
+        options.append(ForceEntryOption(force=force, reason=reason))
+    return options
+
+
+def active_force_of(*, campaign: Campaign, user: User) -> CampaignForce | None:
+    """The user's force still playing in the campaign, if any."""
+    if not user.is_authenticated:
+        return None
+    return (
+        campaign_forces(campaign=campaign, include_retired=False).filter(player_id=user.pk).first()
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class ProgressRow:
+    """One confirmed battle of one member: what they did and where it left them."""
+
+    result: BattleMemberResult
+    battle: Battle
+    outcome: str
+    xp_after: int
+    level_after: int
+
+
+@dataclass(frozen=True, slots=True)
+class LevelUpLine:
+    """A level-up taken, in words, and whether its skill roll is still open."""
+
+    index: int
+    label: str
+    detail: str
+    open_roll: bool
+
+
+@dataclass(frozen=True, slots=True)
+class MemberProgress:
+    member: Member | None  # None: no longer in the force (kept under the name they had)
+    name: str
+    xp: int
+    level: int
+    level_ups_taken: int
+    level_ups_waiting: int
+    next_level_xp: int | None
+    level_ups: list[LevelUpLine]
+    rolls: list[Any]  # roster.models.SkillRoll, level-up rolls only, oldest first
+    rows: list[ProgressRow]
+
+    @property
+    def open_roll(self) -> LevelUpLine | None:
+        return next((line for line in self.level_ups if line.open_roll), None)
+
+
+def advancement_words(
+    advancement: dict[str, Any], society: Any, catalogue: Any
+) -> tuple[str, str]:
+    """A level-up (or any advancement) as (label, detail) in plain words."""
+    line = society.lines.get(advancement.get("line")) if society else None
+    if line is None:
+        return f"Line {advancement.get('line')}", ""
+    if line.kind == "statistic":
+        option = line.option_for(advancement.get("choice"))
+        if option is not None and line.needs_choice:
+            return f"{option.amount:+d} {option.statistic}", f"line {line.number}"
+        return line.label, f"line {line.number}"
+    skill = catalogue.skills.get(advancement.get("skill") or "")
+    how = [f"line {line.number}"]
+    if advancement.get("method"):
+        how.append(advancement["method"])
+    if advancement.get("rerolls"):
+        how.append(f"{advancement['rerolls']} re-roll{'s' if advancement['rerolls'] != 1 else ''}")
+    if advancement.get("natural_12"):
+        how.append("after a natural 12")
+    return f"{line.label}: {skill.name if skill else 'roll not finished'}", ", ".join(how)
+
+
+def force_progress(*, campaign_force: CampaignForce) -> list[MemberProgress]:
+    """Each member's XP, level and level-ups over time (R16, R17): current members in
+    roster order, then members who left (under the name they had). Four queries."""
+    from roster.models import SkillRoll
+    from rules.loader import get_catalogue
+
+    rules = campaign_force.campaign.house_rules
+    catalogue = get_catalogue()
+    results = member_history(campaign_force=campaign_force)
+    members = list(Member.objects.filter(force_id=campaign_force.force_id).order_by("position"))
+    rolls: dict[int, list[SkillRoll]] = {}
+    for roll in SkillRoll.objects.filter(
+        member__force_id=campaign_force.force_id, slot__startswith="level_ups/"
+    ).order_by("created_at", "id"):
+        rolls.setdefault(roll.member_id, []).append(roll)
+    by_key: dict[Any, list[BattleMemberResult]] = {}
+    for r in results:
+        key = r.member_id if r.member_id is not None else ("gone", r.member_name)
+        by_key.setdefault(key, []).append(r)
+
+    def rows_for(found: list[BattleMemberResult]) -> list[ProgressRow]:
+        running, rows = 0, []
+        for r in found:
+            running += r.xp_awarded
+            rows.append(
+                ProgressRow(
+                    result=r,
+                    battle=r.battle_force.battle,
+                    outcome=r.battle_force.get_outcome_display(),
+                    xp_after=running,
+                    level_after=progression.level_for_xp(running, rules),
+                )
+            )
+        return rows
+
+    out = []
+    for m in members:
+        level = progression.level_for_xp(m.xp, rules)
+        society = catalogue.societies.get(m.society)
+        lines = []
+        for i, adv in enumerate(m.level_ups):
+            label, detail = advancement_words(adv, society, catalogue)
+            line = society.lines.get(adv.get("line")) if society else None
+            lines.append(
+                LevelUpLine(
+                    index=i,
+                    label=label,
+                    detail=detail,
+                    open_roll=bool(line and line.kind == "skill" and not adv.get("skill")),
+                )
+            )
+        out.append(
+            MemberProgress(
+                member=m,
+                name=m.name,
+                xp=m.xp,
+                level=level,
+                level_ups_taken=len(m.level_ups),
+                level_ups_waiting=progression.level_ups_waiting(m.xp, len(m.level_ups), rules),
+                next_level_xp=(
+                    rules.level_thresholds[level] if level < len(rules.level_thresholds) else None
+                ),
+                level_ups=lines,
+                rolls=rolls.get(m.pk, []),
+                rows=rows_for(by_key.get(m.pk, [])),
+            )
+        )
+    for key, found in by_key.items():
+        if isinstance(key, tuple):
+            rows = rows_for(found)
+            out.append(
+                MemberProgress(
+                    member=None,
+                    name=key[1],
+                    xp=rows[-1].xp_after,
+                    level=rows[-1].level_after,
+                    level_ups_taken=0,
+                    level_ups_waiting=0,
+                    next_level_xp=None,
+                    level_ups=[],
+                    rolls=[],
+                    rows=rows,
+                )
+            )
+    return out
+
+
+def house_rules_in_words(*, campaign: Campaign) -> list[tuple[str, str, str]]:
+    """The campaign's house rules as (setting, label, value in words)."""
+    rules = campaign.house_rules
+    rows = [
+        (name, progression.LABELS[name], str(getattr(rules, name)))
+        for name in progression.HouseRules.number_names()
+    ]
+    levels = ", ".join(f"level {i + 1} at {xp}" for i, xp in enumerate(rules.level_thresholds))
+    rows.insert(8, ("level_thresholds", progression.LABELS["level_thresholds"], levels))
+    return rows
+
+
+def has_pending_battle(*, campaign_force: CampaignForce) -> bool:
+    """A battle of the force waits for confirmation (changes wait until it is settled)."""
+    return BattleForce.objects.filter(
+        campaign_force=campaign_force, battle__status=Battle.Status.PENDING
+    ).exists()

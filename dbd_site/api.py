@@ -28,6 +28,7 @@ def api_root(request: Request) -> Response:
             "rules": reverse("rules-api-root", request=request),
             "rosters": reverse("roster-api-list", request=request),
             "rosters_validate": reverse("roster-api-validate", request=request),
+            "campaigns": reverse("campaign-api-list", request=request),
             "schema": reverse("api-schema", request=request),
             "docs": reverse("api-docs", request=request),
         }
@@ -74,3 +75,30 @@ def exception_handler(exc: Exception, context: dict) -> Response | None:
     if response.status_code == status.HTTP_429_TOO_MANY_REQUESTS and "Retry-After" in response:
         response.data["retry_after"] = response["Retry-After"]
     return response
+
+
+def not_found(request, exception=None):
+    """404 for the whole site: the API's error shape under /api/, a page elsewhere."""
+    from django.http import JsonResponse
+    from django.views.defaults import page_not_found
+
+    if request.path.startswith("/api/"):
+        message = "Nothing here: check the address against /api/schema/."
+        return JsonResponse(
+            {"errors": [{"pointer": "", "code": "not-found", "message": message}]}, status=404
+        )
+    return page_not_found(request, exception)
+
+
+def server_error(request):
+    """500: the API's error shape under /api/ (no details leak), Django's page elsewhere."""
+    from django.http import JsonResponse
+    from django.views.defaults import server_error as page_server_error
+
+    if request.path.startswith("/api/"):
+        message = "Something went wrong on our side; it has been logged."
+        return JsonResponse(
+            {"errors": [{"pointer": "", "code": "server-error", "message": message}]},
+            status=500,
+        )
+    return page_server_error(request)

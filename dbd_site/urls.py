@@ -11,9 +11,11 @@ urlpatterns = [
     path("rules/", include("rules.urls")),
     path("accounts/", include("accounts.urls")),
     path("forces/", include("roster.urls")),
+    path("campaigns/", include("campaign.urls")),
     path("api/v1/", api.api_root, name="api-root"),
     path("api/v1/rules/", include("rules.api_urls")),
     path("api/v1/rosters/", include("roster.api_urls")),
+    path("api/v1/campaigns/", include("campaign.api_urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     # The split view serves Swagger UI's start-up script as a file, so the CSP needs no
     # inline scripts; Swagger UI does set inline styles, allowed on this page alone.
@@ -26,3 +28,6 @@ urlpatterns = [
     ),
     path("admin/", admin.site.urls),
 ]
+
+handler404 = "dbd_site.api.not_found"
+handler500 = "dbd_site.api.server_error"

@@ -17,12 +17,12 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, QueryDict
-from django.shortcuts import redirect, render
+from django.shortcuts import redirect
 from django.urls import reverse
-from django.utils.cache import patch_vary_headers
 from django.utils.text import slugify
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
+from dbd_site.rendering import is_htmx, render_page
 from roster import engine, gate, options, selectors, services
 from roster.documents import MalformedDocument, Problem
 from roster.forms import (
@@ -44,27 +44,6 @@ def dice() -> random.Random:
 
 
 # --- rendering helpers -------------------------------------------------------------------
-
-
-def _is_htmx(request: HttpRequest) -> bool:
-    htmx = getattr(request, "htmx", None)
-    # A history-restore request wants the whole page back, not a fragment.
-    return bool(htmx) and not htmx.history_restore_request
-
-
-def _page(
-    request: HttpRequest,
-    template: str,
-    context: dict[str, Any],
-    *,
-    status: int = 200,
-    partial: str = "content",
-) -> HttpResponse:
-    """The whole page, or for htmx only its `partial` (no <html>)."""
-    name = f"{template}#{partial}" if _is_htmx(request) else template
-    response = render(request, name, context, status=status)
-    patch_vary_headers(response, ("HX-Request",))
-    return response
 
 
 def _posted(request: HttpRequest) -> QueryDict | None:
@@ -400,7 +379,7 @@ def _force_context(
 @require_safe
 def force_list(request: HttpRequest) -> HttpResponse:
     forces = selectors.forces_for(user=request.user)
-    return _page(request, "roster/list.html", {"forces": forces, "form": ForceForm()})
+    return render_page(request, "roster/list.html", {"forces": forces, "form": ForceForm()})
 
 
 @login_required
@@ -416,8 +395,8 @@ def force_create(request: HttpRequest) -> HttpResponse:
             )
             messages.success(request, f"{force.name} is ready. Add its first member.")
             return redirect("roster:detail", force_id=force.pk)
-        return _page(request, "roster/create.html", {"form": form}, status=400)
-    return _page(request, "roster/create.html", {"form": form})
+        return render_page(request, "roster/create.html", {"form": form}, status=400)
+    return render_page(request, "roster/create.html", {"form": form})
 
 
 @login_required
@@ -426,7 +405,7 @@ def force_import(request: HttpRequest) -> HttpResponse:
     form = ImportForm(_posted(request), request.FILES if request.method == "POST" else None)
     context: dict[str, Any] = {"form": form, "limit_kb": IMPORT_MAX_BYTES // 1024}
     if request.method != "POST":
-        return _page(request, "roster/import.html", context)
+        return render_page(request, "roster/import.html", context)
     if form.is_valid():
         document = form.cleaned_data["document"]
         try:
@@ -439,7 +418,7 @@ def force_import(request: HttpRequest) -> HttpResponse:
         else:
             messages.success(request, f"Imported {force.name}.")
             return redirect("roster:detail", force_id=force.pk)
-    return _page(request, "roster/import.html", context, status=400)
+    return render_page(request, "roster/import.html", context, status=400)
 
 
 def pointer_words(pointer: str, document: Any) -> str:
@@ -475,7 +454,7 @@ def pointer_words(pointer: str, document: Any) -> str:
 @require_safe
 def force_detail(request: HttpRequest, force_id: int) -> HttpResponse:
     force = _force(request, force_id)
-    return _page(request, "roster/detail.html", _force_context(request, force))
+    return render_page(request, "roster/detail.html", _force_context(request, force))
 
 
 @login_required
@@ -500,16 +479,16 @@ def force_edit(request: HttpRequest, force_id: int) -> HttpResponse:
                 name=form.cleaned_data["name"],
                 resources=form.cleaned_data["resources"],
             )
-            if _is_htmx(request):
+            if is_htmx(request):
                 context = {**_force_context(request, _force(request, force_id)), "oob": True}
-                return _page(request, "roster/detail.html", context, partial="details")
+                return render_page(request, "roster/detail.html", context, partial="details")
             messages.success(request, "Saved the force's name and Resources.")
             return redirect("roster:detail", force_id=force.pk)
         force.refresh_from_db(fields=["name", "resources"])
-        return _page(
+        return render_page(
             request, "roster/edit.html", {"force": force, "form": form}, status=400, partial="form"
         )
-    return _page(request, "roster/edit.html", {"force": force, "form": form}, partial="form")
+    return render_page(request, "roster/edit.html", {"force": force, "form": form}, partial="form")
 
 
 @login_required
@@ -526,7 +505,7 @@ def force_delete(request: HttpRequest, force_id: int) -> HttpResponse:
         services.delete_force(force=force)
         messages.success(request, f"Deleted {name}.")
         return redirect("roster:list")
-    return _page(request, "roster/delete.html", {"force": force})
+    return render_page(request, "roster/delete.html", {"force": force})
 
 
 @login_required
@@ -545,9 +524,9 @@ def force_share(request: HttpRequest, force_id: int) -> HttpResponse:
     force = _force(request, force_id)
     enabled = request.POST.get("enabled") == "on"
     services.set_share_link(force=force, enabled=enabled)
-    if _is_htmx(request):
+    if is_htmx(request):
         context = _force_context(request, force)
-        return _page(request, "roster/detail.html", context, partial="share")
+        return render_page(request, "roster/detail.html", context, partial="share")
     messages.success(
         request, "The read-only link is on." if enabled else "The read-only link is off."
     )
@@ -572,14 +551,18 @@ def force_export(request: HttpRequest, force_id: int) -> HttpResponse:
 @require_safe
 def force_print(request: HttpRequest, force_id: int) -> HttpResponse:
     force = _force(request, force_id)
-    return _page(request, "roster/print.html", _force_context(request, force, read_only=True))
+    return render_page(
+        request, "roster/print.html", _force_context(request, force, read_only=True)
+    )
 
 
 @require_safe
 def force_shared(request: HttpRequest, token: str) -> HttpResponse:
     """The read-only view behind a share link; anyone with the link, no login."""
     force = selectors.get_shared_force(token=token)
-    return _page(request, "roster/shared.html", _force_context(request, force, read_only=True))
+    return render_page(
+        request, "roster/shared.html", _force_context(request, force, read_only=True)
+    )
 
 
 # --- members -----------------------------------------------------------------------------
@@ -613,7 +596,7 @@ def member_add(request: HttpRequest, force_id: int) -> HttpResponse:
             messages.success(request, f"Added {member.name}. Now choose the free advancements.")
             return redirect("roster:member", force_id=force.pk, member_id=member.pk)
     status = 400 if request.method == "POST" else 200
-    return _page(request, "roster/member_add.html", context, status=status)
+    return render_page(request, "roster/member_add.html", context, status=status)
 
 
 @dataclass(slots=True)
@@ -764,7 +747,7 @@ def member_detail(request: HttpRequest, force_id: int, member_id: int) -> HttpRe
     """The member builder: one section per creation step."""
     force = _force(request, force_id)
     member = _member(force, member_id)
-    return _page(request, "roster/member.html", _builder_context(request, force, member))
+    return render_page(request, "roster/member.html", _builder_context(request, force, member))
 
 
 class _Rejected(Exception):
@@ -960,7 +943,7 @@ def _builder_response(
 ) -> HttpResponse:
     """After a change: htmx gets the builder plus out-of-band status; a plain form post is
     redirected back to the step (PRG), or shown the page again with the problem (400)."""
-    if rejected is None and not _is_htmx(request):
+    if rejected is None and not is_htmx(request):
         messages.success(request, notice)
         url = reverse("roster:member", args=[force_id, member_id])
         return redirect(f"{url}#step-{section}")
@@ -971,7 +954,7 @@ def _builder_response(
     context = _builder_context(request, force, member, forms=forms_, errors=errors, notice=notice)
     context.update(oob=True, focus_section=section)
     status = 400 if rejected else 200
-    return _page(request, "roster/member.html", context, status=status, partial="builder")
+    return render_page(request, "roster/member.html", context, status=status, partial="builder")
 
 
 @login_required
@@ -1098,4 +1081,4 @@ def member_remove(request: HttpRequest, force_id: int, member_id: int) -> HttpRe
             return redirect("roster:detail", force_id=force.pk)
         messages.success(request, f"Removed {member.name} from {force.name}.")
         return redirect("roster:detail", force_id=force.pk)
-    return _page(request, "roster/member_remove.html", {"force": force, "member": member})
+    return render_page(request, "roster/member_remove.html", {"force": force, "member": member})

@@ -157,7 +157,7 @@ class EquipmentViewSet(CatalogueViewSet):
     serializer_class = EquipmentSerializer
 
     def get_queryset(self) -> QuerySet:
-        kind = self.query_param("kind")
+        kind = self.request.query_params.get("kind")  # "" is not a kind either
         if kind is not None and kind not in Equipment.Kind.values:
             raise ValidationError({"kind": [f"Choose one of {', '.join(Equipment.Kind.values)}."]})
         return selectors.equipment_queryset(kind=kind)

@@ -239,7 +239,7 @@ def check_print_page(page: Page) -> None:
     nav = page.get_by_role("navigation", name="Main", include_hidden=True)
     back = page.get_by_role("link", name=f"Back to {FORCE}", include_hidden=True)
     buttons = page.get_by_role("button", include_hidden=True)
-    expect(buttons).to_have_text(["Log out", "Print"])  # roster.js shows "Print"
+    expect(buttons).to_have_text(["Log out", "Print"])  # site.js shows "Print"
     for on_screen in [nav, back, *buttons.all()]:
         expect(on_screen).to_be_visible()
     assert_accessible(page)

@@ -1,4 +1,4 @@
-/* Force builder: small enhancements. Every page works without them. */
+/* Small enhancements for every page; each page works without them. */
 (function () {
   "use strict";
 
