@@ -70,3 +70,58 @@ def demo_force() -> dict[str, Any]:
             ),
         ],
     }
+
+
+RIVAL_USERNAME = "rival"
+
+
+def rival_force() -> dict[str, Any]:
+    """The demo's opponents: a legal sporting-heavy force of four."""
+    return {
+        "format": "dbd-roster/1",
+        "name": "Kendo Club Vanguard",
+        "resources": 50,
+        "members": [
+            _member(
+                "Haruto",
+                {"name": "Kendo Club", "society": "sporting", "choice": "ME"},
+                {"ME": 3, "RA": 2, "CA": 1, "DF": 2},
+                free_advancements=[
+                    {"line": 4, "skill": "melee/alert-combatant", "method": "picked"},
+                    {"line": 2, "choice": "HP"},
+                ],
+                equipment=["heavy-weapon-2h", "light-armour"],
+            ),
+            _member(
+                "Sora",
+                {"name": "Kendo Club", "society": "sporting", "choice": "ME"},
+                {"ME": 3, "RA": 1, "CA": 2, "DF": 2},
+                free_advancements=[{"line": 2, "choice": "DF"}, {"line": 3}],
+                equipment=["hand-weapon", "light-shield"],
+            ),
+            _member(
+                "Yui",
+                {"name": "Track Club", "society": "sporting", "choice": "RA"},
+                {"ME": 2, "RA": 3, "CA": 1, "DF": 2},
+                free_advancements=[{"line": 1, "choice": "RA"}, {"line": 3}],
+                equipment=["light-pistol"],
+            ),
+            _member(
+                "Ren",
+                {"name": "Chemistry Club", "society": "technical", "choice": "CA"},
+                {"ME": 2, "RA": 2, "CA": 3, "DF": 1},
+                free_advancements=[{"line": 3}, {"line": 2, "choice": "FR"}],
+                core_schools=["destruction"],
+                spells=["seraphic-bolt"],
+            ),
+        ],
+    }
+
+
+# Three confirmed battles for the demo campaign: (scenario, winner: "demo" | "rival" | None,
+# per side the results of its first members: (enemies out of action, objectives)).
+DEMO_BATTLES: tuple[tuple[str, str | None, tuple[tuple[int, int], ...]], ...] = (
+    ("Capture the Flag", "demo", ((1, 1), (1, 0), (0, 1), (0, 0))),
+    ("Rooftop Rumble", "rival", ((0, 0), (1, 0), (0, 0), (0, 1))),
+    ("Library Lockdown", None, ((1, 0), (0, 1), (1, 0), (0, 0))),
+)

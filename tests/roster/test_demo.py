@@ -2,7 +2,9 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 
-from roster.demo import DEMO_PASSWORD, DEMO_USERNAME, demo_force
+from campaign import selectors
+from campaign.models import Campaign
+from roster.demo import DEMO_BATTLES, DEMO_PASSWORD, DEMO_USERNAME, demo_force, rival_force
 from roster.engine import evaluate
 from roster.models import Force
 
@@ -19,15 +21,30 @@ def test_the_demo_force_is_legal_and_uses_the_rulebook_examples(catalogue):
     assert evaluation.total_cost <= 50
 
 
-def test_seed_demo_creates_the_user_and_force_once(settings, capsys):
+def test_the_rival_force_is_legal(catalogue):
+    evaluation = evaluate(rival_force(), catalogue)
+    assert evaluation.valid, evaluation.errors
+
+
+def test_seed_demo_creates_the_user_force_and_campaign_once(settings, capsys):
     settings.DEBUG = True
     call_command("seed_demo")
     call_command("seed_demo")
     user = get_user_model().objects.get(username=DEMO_USERNAME)
     assert user.check_password(DEMO_PASSWORD)
-    assert Force.objects.filter(owner=user).count() == 1
-    assert Force.objects.get(owner=user).is_legal
+    freeform = Force.objects.filter(owner=user, campaign_entry__isnull=True)
+    assert freeform.count() == 1
+    assert freeform.get().is_legal
     assert DEMO_PASSWORD in capsys.readouterr().out
+    # The campaign: two forces, every demo battle confirmed, standings and charts filled.
+    campaign = Campaign.objects.get(organiser=user)
+    assert campaign.forces.count() == 2
+    assert list(campaign.battles.values_list("status", flat=True)) == ["confirmed"] * len(
+        DEMO_BATTLES
+    )
+    rows = selectors.standings(campaign=campaign)
+    assert sorted((r.won, r.drawn, r.lost) for r in rows) == [(1, 1, 1), (1, 1, 1)]
+    assert all(series for series in selectors.resources_history(campaign=campaign).values())
 
 
 def test_seed_demo_refuses_without_debug(settings):
