@@ -3,7 +3,9 @@ bad input refused with 4xx. Authenticated as a real user, with that user's data 
 
 import pytest
 import schemathesis
+from django.core import signals
 from django.core.wsgi import get_wsgi_application
+from django.db import close_old_connections
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
@@ -33,6 +35,18 @@ def flatmap_path_parameters(context, path_parameters):
         st.just(path_parameters),
         st.fixed_dictionaries({k: st.just(v) for k, v in path_parameters.items()} | known),
     )
+
+
+@pytest.fixture(autouse=True)
+def _keep_the_test_connection():
+    """schemathesis calls the WSGI app directly, so Django's request signals would close
+    the database connection mid-test (PostgreSQL); Django's own test client unhooks them
+    the same way."""
+    signals.request_started.disconnect(close_old_connections)
+    signals.request_finished.disconnect(close_old_connections)
+    yield
+    signals.request_started.connect(close_old_connections)
+    signals.request_finished.connect(close_old_connections)
 
 
 @pytest.fixture
