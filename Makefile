@@ -6,7 +6,7 @@
 #   make test-browser the browser tests in Debian's chromium (installed if missing)
 #   make lint         ruff check + ruff format --check
 #   make format       ruff fix + ruff format
-#   make bench        the benchmarks (python -m bench)
+#   make bench        the benchmarks on PostgreSQL, gunicorn and wrk (installed if missing)
 #   make clean        remove .venv, caches and build output (keeps var/, the database)
 
 SHELL := /bin/bash
@@ -28,6 +28,7 @@ PYTEST := $(BIN)/pytest
 PYTEST_XDIST ?= -n auto
 
 CHROMIUM := /usr/bin/chromium
+WRK := /usr/bin/wrk
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_INSTALL := $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y
 
@@ -91,12 +92,19 @@ format: $(STAMP)
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 
-bench: $(STAMP)
-	@if [ -d bench ]; then \
-		$(BIN)/python -m bench; \
-	else \
-		echo "No benchmarks yet: they arrive with the engine (bench/)."; \
+# Needs PostgreSQL on 127.0.0.1:5432 (BENCH_DATABASE_URL to change it); makes and drops
+# dbd_bench. BENCH_ARGS passes options, e.g. `make bench BENCH_ARGS=--quick`; with
+# --profile, pyinstrument is installed into .venv if missing.
+bench: $(STAMP) $(WRK)
+	mkdir -p var
+	@if [[ " $(BENCH_ARGS) " == *" --profile "* ]] && ! $(BIN)/python -c 'import pyinstrument' 2>/dev/null; then \
+		$(BIN)/python -m pip install --quiet pyinstrument; \
 	fi
+	$(BIN)/python -m bench $(BENCH_ARGS)
+
+$(WRK):
+	$(SUDO) apt-get update
+	$(APT_INSTALL) wrk
 
 clean:
 	rm -rf $(VENV) staticfiles build *.egg-info test-results .pytest_cache .ruff_cache \

@@ -147,15 +147,30 @@ class StandingRow:
     retired: bool
 
 
+def _outcome_count(outcome: str) -> Coalesce:
+    """How many confirmed battles the campaign force (the outer row) ended with `outcome`."""
+    rows = (
+        BattleForce.objects.filter(
+            campaign_force=OuterRef("pk"), battle__status=Battle.Status.CONFIRMED, outcome=outcome
+        )
+        .order_by()
+        .values("campaign_force")
+        .annotate(n=Count("pk"))
+        .values("n")
+    )
+    return Coalesce(Subquery(rows, output_field=IntegerField()), Value(0))
+
+
 def standings(*, campaign: Campaign) -> list[StandingRow]:
     """The table, from confirmed battles only: one query, however many battles."""
-    confirmed = Q(battle_entries__battle__status=Battle.Status.CONFIRMED)
+    # Counts as correlated subqueries, not a join with GROUP BY: joined, the balance
+    # subquery ran once per battle row and the table slowed as battles piled up.
     forces = (
         campaign.forces.select_related("force", "player")
         .annotate(
-            won=Count("battle_entries", filter=confirmed & Q(battle_entries__outcome="win")),
-            drawn=Count("battle_entries", filter=confirmed & Q(battle_entries__outcome="draw")),
-            lost=Count("battle_entries", filter=confirmed & Q(battle_entries__outcome="loss")),
+            won=_outcome_count(BattleForce.Outcome.WIN),
+            drawn=_outcome_count(BattleForce.Outcome.DRAW),
+            lost=_outcome_count(BattleForce.Outcome.LOSS),
             balance=Coalesce(_balances_subquery(), Value(0)),
         )
         .order_by("id")

@@ -277,7 +277,8 @@ class ForceDetailView(ForceApiView):
     serializer_class = serializers.RosterDetailSerializer
 
     def get(self, request: Request, force_id: int) -> Response:
-        force = self.get_force()
+        # The document and the stored evaluation need no roll history.
+        force = selectors.get_force(user=request.user, force_id=force_id, with_rolls=False)
         return Response(self.get_serializer(force).data)
 
     def put(self, request: Request, force_id: int) -> Response:

@@ -21,20 +21,23 @@ def forces_for(*, user: User) -> QuerySet[Force]:
     return Force.objects.filter(owner=user)
 
 
-def _with_members(forces: QuerySet[Force]) -> QuerySet[Force]:
-    return forces.prefetch_related(
-        Prefetch(
-            "members",
-            queryset=Member.objects.order_by("position", "id").prefetch_related(
-                Prefetch("rolls", queryset=SkillRoll.objects.order_by("created_at", "id"))
-            ),
+def _with_members(forces: QuerySet[Force], *, with_rolls: bool = True) -> QuerySet[Force]:
+    members = Member.objects.order_by("position", "id")
+    if with_rolls:
+        members = members.prefetch_related(
+            Prefetch("rolls", queryset=SkillRoll.objects.order_by("created_at", "id"))
         )
+    return forces.prefetch_related(Prefetch("members", queryset=members))
+
+
+def get_force(*, user: User, force_id: int, with_rolls: bool = True) -> Force:
+    """The owner's force with members (and their rolls), or 404 (also for other people's).
+
+    Readers of the document and the stored evaluation alone skip the rolls.
+    """
+    forces = _with_members(forces_for(user=user), with_rolls=with_rolls).select_related(
+        "campaign_entry__campaign"
     )
-
-
-def get_force(*, user: User, force_id: int) -> Force:
-    """The owner's force with members and rolls, or 404 (also for other people's)."""
-    forces = _with_members(forces_for(user=user)).select_related("campaign_entry__campaign")
     return get_object_or_404(forces, pk=force_id)
 
 

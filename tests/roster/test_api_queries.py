@@ -12,7 +12,7 @@ pytestmark = pytest.mark.django_db
 BASE = "/api/v1/rosters/"
 
 # Per request: the session and its user (2), then the work itself.
-DETAIL_QUERIES = 2 + 3  # the force, its members, their rolls (one prefetch each)
+DETAIL_QUERIES = 2 + 2  # the force and its members (no roll history for the document)
 LIST_QUERIES = 2 + 2  # the count, the page (member counts annotated)
 ROLLS_QUERIES = 2 + 3 + 2  # the force as for the detail, the count, the page
 

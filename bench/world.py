@@ -1,0 +1,145 @@
+"""The benchmark database: created and dropped by the bench, and what it holds.
+
+The small database is one signed-in player ("bench") with the full force of
+`bench.forces` (six busy students and a mentor), and a campaign they organise with two
+rivals: three campaign forces and 200 battles (197 confirmed, 3 waiting for the bench
+player to confirm), written in bulk as `tests/campaign` does and then brought up to date
+(XP, Resources, stored evaluations) through the services' own functions.
+"""
+
+import datetime
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+import psycopg
+from psycopg import sql
+
+BENCH_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/dbd_bench"
+START_HINT = (
+    "Is PostgreSQL running? On Debian: "
+    "pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start"
+)
+
+
+def _admin_connection(url: str) -> tuple[psycopg.Connection, str]:
+    """A connection to the server's maintenance database, and the bench database's name."""
+    parts = urlsplit(url)
+    name = parts.path.lstrip("/")
+    if not name.startswith("dbd_bench"):
+        raise SystemExit(
+            f"Refusing to recreate '{name}': the bench database's name starts dbd_bench."
+        )
+    try:
+        connection = psycopg.connect(
+            host=parts.hostname or "127.0.0.1",
+            port=parts.port or 5432,
+            user=parts.username or "postgres",
+            password=parts.password,
+            dbname="postgres",
+            autocommit=True,
+            connect_timeout=5,
+        )
+    except psycopg.OperationalError as exc:
+        raise SystemExit(f"Cannot reach PostgreSQL for {url}: {exc}\n{START_HINT}") from exc
+    return connection, name
+
+
+def create_database(url: str) -> None:
+    connection, name = _admin_connection(url)
+    with connection:
+        connection.execute(
+            sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
+        )
+        connection.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+
+
+def drop_database(url: str) -> None:
+    connection, name = _admin_connection(url)
+    with connection:
+        connection.execute(
+            sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
+        )
+
+
+def server_version(url: str) -> str:
+    connection, _ = _admin_connection(url)
+    with connection:
+        return connection.execute("SHOW server_version").fetchone()[0]
+
+
+@dataclass(frozen=True, slots=True)
+class World:
+    user_id: int
+    force_id: int
+    member_id: int
+    member_equipment: int  # how many pieces of equipment the edited member has
+    campaign_id: int
+    battles: int
+
+
+BATTLES = 200
+PENDING = 3
+
+
+def build() -> World:
+    """Migrate-and-load is done; fill the small database."""
+    from django.contrib.auth import get_user_model
+    from django.db import transaction
+    from django.db.models import Sum
+    from django.utils import timezone
+
+    from bench.forces import full_force
+    from campaign import services as campaign_services
+    from campaign.management.commands.seed_scale import Side, bulk_battles
+    from campaign.models import LedgerEntry
+    from roster import services as roster_services
+    from roster.demo import demo_force
+    from roster.models import Force, Member
+
+    users = get_user_model()
+    with transaction.atomic():
+        player = users.objects.create_user("bench", password=None)
+        rivals = [users.objects.create_user(name, password=None) for name in ("ria", "rob")]
+        force = roster_services.import_force(owner=player, document=full_force())
+        member = force.members.order_by("position").first()
+
+        campaign = campaign_services.create_campaign(organiser=player, name="Bench League")
+        campaign_forces = []
+        for user in (player, *rivals):
+            if user is not player:
+                campaign_services.join_campaign(user=user, token=campaign.invite_token)
+            original = roster_services.import_force(owner=user, document=demo_force())
+            campaign_forces.append(
+                campaign_services.enter_force(campaign=campaign, player=user, force=original)
+            )
+        # The rivals play the pending battles' first seats, so they wait for the bench player.
+        order = [campaign_forces[1], campaign_forces[0], campaign_forces[2]]
+        sides = [
+            Side(cf, cf.player_id, list(Member.objects.filter(force_id=cf.force_id)))
+            for cf in order
+        ]
+        earned = bulk_battles(
+            campaign,
+            sides,
+            confirmed=BATTLES - PENDING,
+            pending=PENDING,
+            last_played=timezone.localdate() - datetime.timedelta(days=1),
+            rules=campaign.house_rules,
+        )
+        for cf in campaign_forces:
+            xp, _ = earned[cf.pk]
+            Member.objects.filter(force_id=cf.force_id).update(xp=xp)
+            copy = Force.objects.get(pk=cf.force_id)
+            cost = roster_services.refresh_evaluation(copy).evaluation["total_cost"]
+            balance = LedgerEntry.objects.filter(campaign_force=cf).aggregate(t=Sum("amount"))["t"]
+            copy.resources = max(1, cost + balance)
+            copy.save(update_fields=["resources", "updated_at"])
+            roster_services.refresh_evaluation(copy)
+    return World(
+        user_id=player.pk,
+        force_id=force.pk,
+        member_id=member.pk,
+        member_equipment=len(member.equipment),
+        campaign_id=campaign.pk,
+        battles=BATTLES,
+    )

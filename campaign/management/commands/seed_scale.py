@@ -1,0 +1,612 @@
+"""`manage.py seed_scale`: many users, forces and campaigns, fast, for the scale benchmark.
+
+Everything is written with bulk inserts in batches, inside one transaction:
+
+- users share one password hash (made once; the password itself is random and thrown
+  away, so nobody can log in as a seeded user);
+- a handful of template forces are saved through `roster.services` (so the engine
+  evaluates them); every other force copies a template's members, and its stored
+  evaluation is the template's, computed once per distinct content;
+- each campaign has players, a campaign copy of a force per player, the Resources ledger
+  (R15), confirmed battles with every member's results and XP (R16) and the campaign log.
+  A campaign force's members carry the XP of their battles and its Resources are cost plus
+  balance, as `campaign.services` keeps them; its evaluation is computed once per distinct
+  (template, XP, Resources) and reused.
+
+Every stored evaluation equals what the engine says for that force's content
+(`tests/test_bench_smoke.py` checks a sample). `bench` seeds 10,000 users, 100,000 forces
+and 1,000 campaigns with it.
+"""
+
+import copy
+import datetime
+import json
+import secrets
+import time
+from argparse import ArgumentParser
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from itertools import islice
+from typing import Any, TypeVar
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.hashers import make_password
+from django.core.management.base import BaseCommand, CommandError
+from django.db import connection, transaction
+from django.db.models import CharField, Field, ForeignKey, IntegerField, JSONField, Model
+from django.utils import timezone
+
+from campaign import progression
+from campaign.models import (
+    Battle,
+    BattleForce,
+    BattleMemberResult,
+    Campaign,
+    CampaignEvent,
+    CampaignForce,
+    CampaignPlayer,
+    LedgerEntry,
+)
+from campaign.progression import HouseRules
+from roster import engine
+from roster import selectors as roster_selectors
+from roster import services as roster_services
+from roster.demo import demo_force
+from roster.models import Force, Member
+from rules.loader import get_catalogue
+
+T = TypeVar("T")
+M = TypeVar("M", bound=Model)
+
+# Member fields copied from a template member (everything but the keys).
+COPIED_FIELDS = tuple(
+    f.attname for f in Member._meta.concrete_fields if f.name not in ("id", "force")
+)
+
+
+def template_documents() -> list[dict[str, Any]]:
+    """Four legal forces (R10, R11 at 50 Resources) of four or five members."""
+    demo = demo_force()
+    by_name = {m["name"]: m for m in demo["members"]}
+
+    def force(name: str, *members: str, **renamed: str) -> dict[str, Any]:
+        chosen = []
+        for member in members:
+            copied = copy.deepcopy(by_name[renamed.get(member, member)])
+            copied["name"] = member
+            chosen.append(copied)
+        return {**demo, "name": name, "members": chosen}
+
+    return [
+        demo,
+        force("Four Friends", "Emma", "Julius", "Kenji", "Mio"),
+        force(
+            "Robotics Regiment",
+            "Kenji",
+            "Mio",
+            "Ms Tanaka",
+            "Aiko",
+            "Hana",
+            Aiko="Mio",
+            Hana="Kenji",
+        ),
+        force("The Archers", "Emma", "Julius", "Kenji", "Hana", "Ms Tanaka", Hana="Kenji"),
+    ]
+
+
+def _copy_value(field: Field, value: Any, dumped: dict[int, tuple[Any, str]]) -> Any:
+    """A value as COPY's text format takes it. JSON is dumped once per distinct object
+    (copied members share their template's lists); plain integers and strings go as
+    they are; anything else is prepared by its field, as `bulk_create` would."""
+    if value is None:
+        return None
+    if isinstance(field, JSONField) and field.encoder is None:
+        key = id(value)
+        if key not in dumped:
+            dumped[key] = (value, json.dumps(value))  # keep `value` alive: ids stay unique
+        return dumped[key][1]
+    if type(value) is int and isinstance(field, IntegerField | ForeignKey):
+        return value
+    if type(value) is str and isinstance(field, CharField):
+        return value
+    return field.get_db_prep_save(value, connection)
+
+
+def insert(objects: Sequence[M], *, batch_size: int = 2000) -> Sequence[M]:
+    """Save new model instances in bulk and set their primary keys.
+
+    On PostgreSQL the rows go in with COPY (keys drawn from the table's sequence first),
+    several times faster than `bulk_create` for rows full of JSON; elsewhere (SQLite in
+    the tests) this is `bulk_create`. Field defaults, auto_now and related objects are
+    handled as `bulk_create` handles them.
+    """
+    if not objects:
+        return objects
+    model = type(objects[0])
+    if connection.vendor != "postgresql":
+        return model.objects.bulk_create(objects, batch_size=batch_size)
+    meta = model._meta
+    for obj in objects:
+        obj._prepare_related_fields_for_save(operation_name="bulk_create")
+    quote = connection.ops.quote_name
+    keyless = [obj for obj in objects if obj.pk is None]
+    fields = meta.concrete_fields
+    columns = ", ".join(quote(field.column) for field in fields)
+    dumped: dict[int, tuple[Any, str]] = {}
+    with connection.cursor() as cursor:
+        if keyless:
+            cursor.execute(
+                "SELECT nextval(pg_get_serial_sequence(%s, %s)) FROM generate_series(1, %s)",
+                [meta.db_table, meta.pk.column, len(keyless)],
+            )
+            for obj, (pk,) in zip(keyless, cursor.fetchall(), strict=True):
+                obj.pk = pk
+        with cursor.cursor.copy(f"COPY {quote(meta.db_table)} ({columns}) FROM STDIN") as copy:
+            for obj in objects:
+                copy.write_row([_copy_value(f, f.pre_save(obj, True), dumped) for f in fields])
+    for obj in objects:
+        obj._state.adding = False
+        obj._state.db = connection.alias
+    return objects
+
+
+def batched(items: Iterable[T], size: int) -> Iterator[list[T]]:
+    iterator = iter(items)
+    while chunk := list(islice(iterator, size)):
+        yield chunk
+
+
+def battle_schedule(forces: int, battles: int) -> list[tuple[int, int, str]]:
+    """`battles` pairings of `forces` forces, round the table: (first, second, first's
+    outcome). Each time round the table, the first seats get the next outcome: win,
+    loss, draw, win, ... so every force wins, draws and loses."""
+    outcomes = ("win", "loss", "draw")
+    return [(b % forces, (b + 1) % forces, outcomes[(b // forces) % 3]) for b in range(battles)]
+
+
+OTHER_SIDE = {"win": "loss", "draw": "draw", "loss": "win"}
+
+
+@dataclass(slots=True)
+class Side:
+    """A campaign force as the battle rows need it."""
+
+    campaign_force: CampaignForce
+    player_id: int
+    members: Sequence[Member]
+
+
+def bulk_battles(
+    campaign: Campaign,
+    sides: Sequence[Side],
+    *,
+    confirmed: int,
+    pending: int = 0,
+    last_played: datetime.date,
+    rules: HouseRules,
+    batch_size: int = 2000,
+) -> dict[int, tuple[int, int]]:
+    """Battle rows for one campaign as `campaign.services` would leave them: confirmed
+    battles with their results, XP awarded, ledger entries and log; pending ones with
+    results awaiting confirmation. Returns {campaign force pk: (XP per member, Resources
+    earned)} from the confirmed battles; the caller brings members and forces up to date.
+    """
+    schedule = battle_schedule(len(sides), confirmed + pending)
+    now = timezone.now()
+    battles = []
+    for number, (first, second, outcome) in enumerate(schedule):
+        is_confirmed = number < confirmed
+        winner = {"win": first, "loss": second}.get(outcome)
+        battles.append(
+            Battle(
+                campaign=campaign,
+                played_on=last_played - datetime.timedelta(days=len(schedule) - 1 - number),
+                scenario=f"Battle {number + 1}",
+                status=Battle.Status.CONFIRMED if is_confirmed else Battle.Status.PENDING,
+                recorded_by_id=sides[first].player_id,
+                confirmed_by_id=sides[second].player_id if is_confirmed else None,
+                confirmed_at=now if is_confirmed else None,
+                winner=sides[winner].campaign_force if winner is not None else None,
+                created_at=now,
+            )
+        )
+    insert(battles, batch_size=batch_size)
+    totals = {side.campaign_force.pk: [0, 0] for side in sides}
+    battle_forces, results, ledger, events = [], [], [], []
+    for battle, (first, second, outcome) in zip(battles, schedule, strict=True):
+        is_confirmed = battle.status == Battle.Status.CONFIRMED
+        for index, side_outcome in ((first, outcome), (second, OTHER_SIDE[outcome])):
+            side = sides[index]
+            battle_force = BattleForce(
+                battle=battle, campaign_force=side.campaign_force, outcome=side_outcome
+            )
+            battle_forces.append(battle_force)
+            xp = progression.xp_earned(
+                enemies_out_of_action=0, objectives=0, side_won=side_outcome == "win", rules=rules
+            )
+            results += [
+                BattleMemberResult(
+                    battle_force=battle_force,
+                    member=member,
+                    member_name=member.name,
+                    xp_awarded=xp if is_confirmed else 0,
+                )
+                for member in side.members
+            ]
+            if is_confirmed:
+                amount = progression.resources_earned(side_outcome, rules)
+                totals[side.campaign_force.pk][0] += xp
+                totals[side.campaign_force.pk][1] += amount
+                ledger.append(
+                    LedgerEntry(
+                        campaign=campaign,
+                        campaign_force=side.campaign_force,
+                        amount=amount,
+                        kind=LedgerEntry.Kind.BATTLE,
+                        reason=f"{side_outcome.title()}: {battle.scenario} "
+                        f"({battle.played_on.isoformat()})",
+                        battle=battle,
+                        created_by_id=battle.confirmed_by_id,
+                        created_at=now,
+                    )
+                )
+        events.append(
+            CampaignEvent(
+                campaign=campaign,
+                actor_id=battle.recorded_by_id,
+                kind=CampaignEvent.Kind.BATTLE_RECORDED,
+                message=f"{battle.scenario} ({battle.played_on.isoformat()}) was recorded.",
+                data={"battle": battle.pk},
+                created_at=now,
+            )
+        )
+        if is_confirmed:
+            events.append(
+                CampaignEvent(
+                    campaign=campaign,
+                    actor_id=battle.confirmed_by_id,
+                    kind=CampaignEvent.Kind.BATTLE_CONFIRMED,
+                    message=f"{battle.scenario} ({battle.played_on.isoformat()}) was confirmed.",
+                    data={"battle": battle.pk},
+                    created_at=now,
+                )
+            )
+    insert(battle_forces, batch_size=batch_size)
+    insert(results, batch_size=batch_size)
+    insert(ledger, batch_size=batch_size)
+    insert(events, batch_size=batch_size)
+    return {pk: (xp, amount) for pk, (xp, amount) in totals.items()}
+
+
+@dataclass(slots=True)
+class Template:
+    force: Force
+    members: list[Member]
+    document: dict[str, Any]  # as stored (canonical), from roster.selectors
+
+
+class Seeder:
+    def __init__(self, *, prefix: str, batch_size: int, out: Any) -> None:
+        self.prefix = prefix
+        self.batch_size = batch_size
+        self.out = out
+        self.catalogue = get_catalogue()
+        self.rules = HouseRules()
+        self.evaluations: dict[tuple[int, int, int], dict[str, Any]] = {}
+        self.counts: dict[str, int] = {}
+
+    def say(self, message: str) -> None:
+        self.out.write(message)
+        self.out.flush()
+
+    def progress(self, what: str, done: int, total: int) -> None:
+        """A line at about every tenth of the way, and at the end."""
+        step = max(1, total // 10)
+        if done == total or done // step != (done - 1) // step:
+            self.say(f"  {what}: {self.counts[what]:,} ({done / total:.0%} of this step)")
+
+    def count(self, what: str, n: int) -> None:
+        self.counts[what] = self.counts.get(what, 0) + n
+
+    # --- users -----------------------------------------------------------------------------
+
+    def users(self, n: int) -> list[int]:
+        users = get_user_model()
+        password = make_password(secrets.token_urlsafe(24))  # hashed once, for everyone
+        now = timezone.now()
+        ids: list[int] = []
+        for chunk in batched(range(n), self.batch_size):
+            created = insert(
+                [
+                    users(username=f"{self.prefix}-{i:06d}", password=password, date_joined=now)
+                    for i in chunk
+                ],
+                batch_size=self.batch_size,
+            )
+            ids += [u.pk for u in created]
+        self.count("users", n)
+        return ids
+
+    # --- forces ----------------------------------------------------------------------------
+
+    def templates(self, owner_id: int) -> list[Template]:
+        owner = get_user_model().objects.get(pk=owner_id)
+        templates = []
+        for document in template_documents():
+            saved = roster_services.import_force(owner=owner, document=document)
+            force = Force.objects.prefetch_related("members__rolls").get(pk=saved.pk)
+            members = list(force.members.all())
+            templates.append(
+                Template(force, members, roster_selectors.force_document(force=force))
+            )
+        self.count("forces", len(templates))
+        self.count("members", sum(len(t.members) for t in templates))
+        return templates
+
+    def _copy_forces(self, rows: list[tuple[Force, Template, int | None]]) -> None:
+        """Save `rows` of (unsaved force, its template, XP for its members or None)."""
+        insert([force for force, _, _ in rows], batch_size=self.batch_size)
+        members = []
+        for force, template, xp in rows:
+            for member in template.members:
+                values = {name: getattr(member, name) for name in COPIED_FIELDS}
+                if xp is not None:
+                    values["xp"] = xp
+                members.append(Member(force_id=force.pk, **values))
+        insert(members, batch_size=self.batch_size)
+        self.count("forces", len(rows))
+        self.count("members", len(members))
+
+    def freeform_forces(self, n: int, owners: list[int], templates: list[Template]) -> None:
+        version = self.catalogue.rules_version
+        for chunk in batched(range(n), self.batch_size):
+            rows = []
+            for i in chunk:
+                template = templates[i % len(templates)]
+                force = Force(
+                    owner_id=owners[i % len(owners)],
+                    name=f"{template.force.name} #{i + 1}",
+                    resources=template.force.resources,
+                    rules_version=version,
+                    evaluation=template.force.evaluation,
+                )
+                rows.append((force, template, None))
+            self._copy_forces(rows)
+            self.progress("forces", chunk[-1] + 1, n)
+
+    # --- campaigns -------------------------------------------------------------------------
+
+    def evaluation(self, index: int, template: Template, xp: int, resources: int) -> dict:
+        """The engine's answer for the template's content with this XP and Resources,
+        under the default house rules; computed once per distinct key."""
+        key = (index, xp, resources)
+        if key not in self.evaluations:
+            document = copy.deepcopy(template.document)
+            document["resources"] = resources
+            for member in document["members"]:
+                member["xp"] = xp
+            self.evaluations[key] = engine.evaluate(
+                document,
+                self.catalogue,
+                verified_rolls=set(),
+                level_thresholds=self.rules.level_thresholds,
+            ).as_dict()
+        return self.evaluations[key]
+
+    def campaigns(
+        self,
+        n: int,
+        users: list[int],
+        templates: list[Template],
+        *,
+        players: int,
+        battles: int,
+        last_played: datetime.date,
+    ) -> None:
+        rules = self.rules
+        version = self.catalogue.rules_version
+        schedule = battle_schedule(players, battles)
+        # Every campaign plays the same schedule, so each seat's XP and Resources earned
+        # are known before anything is written.
+        earned = [[0, 0] for _ in range(players)]
+        for first, second, outcome in schedule:
+            for seat, seat_outcome in ((first, outcome), (second, OTHER_SIDE[outcome])):
+                earned[seat][0] += progression.xp_earned(
+                    enemies_out_of_action=0,
+                    objectives=0,
+                    side_won=seat_outcome == "win",
+                    rules=rules,
+                )
+                earned[seat][1] += progression.resources_earned(seat_outcome, rules)
+        now = timezone.now()
+        per_chunk = max(1, self.batch_size // (players * 4))
+        for chunk in batched(range(n), per_chunk):
+            campaigns = []
+            seats: list[list[int]] = []
+            for c in chunk:
+                seated = [users[(c * players + j) % len(users)] for j in range(players)]
+                seats.append(seated)
+                campaigns.append(
+                    Campaign(
+                        name=f"{self.prefix} league {c + 1}",
+                        organiser_id=seated[0],
+                        created_at=now,
+                    )
+                )
+            insert(campaigns, batch_size=self.batch_size)
+            insert(
+                [
+                    CampaignPlayer(campaign=campaign, user_id=user, joined_at=now)
+                    for campaign, seated in zip(campaigns, seats, strict=True)
+                    for user in seated
+                ],
+                batch_size=self.batch_size,
+            )
+            rows, entries = [], []
+            for c, campaign, seated in zip(chunk, campaigns, seats, strict=True):
+                for j, player in enumerate(seated):
+                    index = (c + j) % len(templates)
+                    template = templates[index]
+                    entry_cost = self.evaluation(index, template, 0, rules.starting_resources)[
+                        "total_cost"
+                    ]
+                    xp, earned_resources = earned[j]
+                    balance = rules.starting_resources - entry_cost + earned_resources
+                    cost_now = self.evaluation(index, template, xp, rules.starting_resources)[
+                        "total_cost"
+                    ]
+                    resources = max(1, cost_now + balance)
+                    force = Force(
+                        owner_id=player,
+                        name=template.force.name,
+                        resources=resources,
+                        rules_version=version,
+                        evaluation=self.evaluation(index, template, xp, resources),
+                    )
+                    rows.append((force, template, xp))
+                    entries.append((campaign, player, force, entry_cost))
+            self._copy_forces(rows)
+            campaign_forces = insert(
+                [
+                    CampaignForce(campaign=campaign, player_id=player, force=force, entered_at=now)
+                    for campaign, player, force, _ in entries
+                ],
+                batch_size=self.batch_size,
+            )
+            insert(
+                [
+                    LedgerEntry(
+                        campaign=cf.campaign,
+                        campaign_force=cf,
+                        amount=amount,
+                        kind=kind,
+                        reason=reason,
+                        created_by_id=cf.player_id,
+                        created_at=now,
+                    )
+                    for cf, (_, _, _, cost) in zip(campaign_forces, entries, strict=True)
+                    for amount, kind, reason in (
+                        (
+                            rules.starting_resources,
+                            LedgerEntry.Kind.START,
+                            "Starting Resources (R11)",
+                        ),
+                        (-cost, LedgerEntry.Kind.PURCHASE, "Initial roster"),
+                    )
+                ],
+                batch_size=self.batch_size,
+            )
+            insert(
+                [
+                    CampaignEvent(
+                        campaign=campaign,
+                        actor_id=seated[0],
+                        kind=CampaignEvent.Kind.CAMPAIGN_CREATED,
+                        message=f"The campaign {campaign.name} was created.",
+                        data={"house_rules": rules.as_dict()},
+                        created_at=now,
+                    )
+                    for campaign, seated in zip(campaigns, seats, strict=True)
+                ]
+                + [
+                    CampaignEvent(
+                        campaign=cf.campaign,
+                        actor_id=cf.player_id,
+                        kind=CampaignEvent.Kind.FORCE_ENTERED,
+                        message=f"{cf.force.name} was entered.",
+                        data={"campaign_force": cf.pk, "cost": cost},
+                        created_at=now,
+                    )
+                    for cf, (_, _, _, cost) in zip(campaign_forces, entries, strict=True)
+                ],
+                batch_size=self.batch_size,
+            )
+            members: dict[int, list[Member]] = {}
+            for member in Member.objects.filter(
+                force_id__in=[cf.force_id for cf in campaign_forces]
+            ).order_by("position", "id"):
+                members.setdefault(member.force_id, []).append(member)
+            for position in range(0, len(campaign_forces), players):
+                sides = [
+                    Side(cf, cf.player_id, members[cf.force_id])
+                    for cf in campaign_forces[position : position + players]
+                ]
+                bulk_battles(
+                    sides[0].campaign_force.campaign,
+                    sides,
+                    confirmed=battles,
+                    last_played=last_played,
+                    rules=rules,
+                    batch_size=self.batch_size,
+                )
+            self.count("campaigns", len(campaigns))
+            self.count("battles", len(campaigns) * battles)
+            self.progress("campaigns", chunk[-1] + 1, n)
+
+
+class Command(BaseCommand):
+    help = (
+        "Seed many users, forces and campaigns with bulk inserts (for `python -m bench`). "
+        "Seeded users cannot log in: their password is random and not kept."
+    )
+
+    def add_arguments(self, parser: ArgumentParser) -> None:
+        parser.add_argument("--users", type=int, default=10_000)
+        parser.add_argument(
+            "--forces",
+            type=int,
+            default=100_000,
+            help="All forces, campaign copies included (default 100,000).",
+        )
+        parser.add_argument("--campaigns", type=int, default=1_000)
+        parser.add_argument("--players", type=int, default=4, help="Players per campaign.")
+        parser.add_argument(
+            "--battles", type=int, default=10, help="Confirmed battles per campaign."
+        )
+        parser.add_argument("--batch-size", type=int, default=2_000)
+        parser.add_argument(
+            "--prefix", default="scale", help="Seeded usernames are '<prefix>-000001'."
+        )
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        users, forces, campaigns = options["users"], options["forces"], options["campaigns"]
+        players = options["players"]
+        templates = len(template_documents())
+        if users < 1 or players < 2 or players > users:
+            raise CommandError("Seed at least one user, and 2 to --users players per campaign.")
+        if campaigns < 0 or options["battles"] < 0 or options["batch_size"] < 1:
+            raise CommandError("--campaigns, --battles and --batch-size cannot be negative.")
+        freeform = forces - templates - campaigns * players
+        if freeform < 0:
+            raise CommandError(
+                f"--forces must be at least {templates + campaigns * players}: "
+                f"{templates} templates and {players} per campaign."
+            )
+        prefix = options["prefix"]
+        if get_user_model().objects.filter(username__startswith=f"{prefix}-").exists():
+            raise CommandError(
+                f"Users named '{prefix}-...' exist already; choose another --prefix."
+            )
+        started = time.perf_counter()
+        seeder = Seeder(prefix=prefix, batch_size=options["batch_size"], out=self.stdout)
+        with transaction.atomic():
+            user_ids = seeder.users(users)
+            seeder.say(f"  users: {users:,}")
+            made = seeder.templates(user_ids[0])
+            seeder.freeform_forces(freeform, user_ids, made)
+            seeder.campaigns(
+                campaigns,
+                user_ids,
+                made,
+                players=players,
+                battles=options["battles"],
+                last_played=timezone.localdate(),
+            )
+        elapsed = time.perf_counter() - started
+        summary = ", ".join(f"{n:,} {what}" for what, n in seeder.counts.items())
+        self.stdout.write(
+            self.style.SUCCESS(
+                f"Seeded {summary} in {elapsed:.1f} s "
+                f"({len(seeder.evaluations) + len(made)} engine evaluations)."
+            )
+        )
