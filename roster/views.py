@@ -355,10 +355,14 @@ def _force_context(
     catalogue = get_catalogue()
     evaluation = force.evaluation or {}
     viewer = None if read_only else request.user.pk
-    cards = [
-        member_card(m, i, evaluation, catalogue, viewer_id=viewer)
-        for i, m in enumerate(force.members.all())
-    ]
+
+    def cards() -> list[MemberCard]:
+        # Called by the template only when its cached member cards are missing or stale.
+        return [
+            member_card(m, i, evaluation, catalogue, viewer_id=viewer)
+            for i, m in enumerate(force.members.all())
+        ]
+
     share_url = None
     if force.share_token and not read_only:
         share_url = request.build_absolute_uri(reverse("roster:shared", args=[force.share_token]))

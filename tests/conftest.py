@@ -17,3 +17,13 @@ def django_db_setup(django_db_setup, django_db_blocker):
 def catalogue(django_db_setup, django_db_blocker) -> Catalogue:
     with django_db_blocker.unblock():
         return get_catalogue()
+
+
+@pytest.fixture(autouse=True)
+def _empty_cache():
+    """Each test starts with an empty cache (cached page fragments, throttle counters)."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+    cache.clear()

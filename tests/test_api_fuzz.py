@@ -26,7 +26,8 @@ schema = schemathesis.openapi.from_wsgi("/api/schema/?format=json", get_wsgi_app
 @schemathesis.hook
 def flatmap_path_parameters(context, path_parameters):
     """Half the time, point path parameters at the fuzzing user's own objects."""
-    if not path_parameters:
+    # Negative cases carry values of the wrong type on purpose: leave those untouched.
+    if not path_parameters or not all(type(v) is int for v in path_parameters.values()):
         return st.just(path_parameters)
     known = {k: st.sampled_from(v) for k, v in KNOWN.items() if k in path_parameters and v}
     if not known:

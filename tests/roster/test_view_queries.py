@@ -78,3 +78,21 @@ def test_my_forces_does_not_grow_with_forces(client, owner):
     build(owner, 5)
     build(owner, 6)
     assert count_queries(client, reverse("roster:list")) == one
+
+
+def test_cached_member_cards_follow_every_change(client, django_user_model):
+    """The force page caches its member cards; any write to the force shows at once."""
+    from roster import selectors as roster_selectors
+    from roster import services as roster_services
+    from tests.roster.builders import legal_force
+
+    owner = django_user_model.objects.create_user("cacher", password="pw-cacher-12345")
+    client.force_login(owner)
+    force = roster_services.import_force(owner=owner, document=legal_force())
+    url = f"/forces/{force.pk}/"
+    assert "Tool Kit" not in client.get(url).content.decode()
+    assert "Tool Kit" not in client.get(url).content.decode()  # served from the cache
+    ann = force.members.get(name="Ann")
+    changed = roster_selectors.member_json(ann) | {"equipment": ["tool-kit"]}
+    roster_services.update_member(member=ann, data=changed)
+    assert "Tool Kit" in client.get(url).content.decode()
