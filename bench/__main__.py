@@ -39,7 +39,10 @@ FLOOR_TARGETS = {"htmx_edit": 2.0, "api_detail": 2.0}
 LOAD_THROUGHPUT_TARGET = 0.5  # the force page's req/s, as a share of the floor's
 LOAD_TAIL_TARGET = 5.0  # p99 / p50
 WORKERS = 2 * (os.cpu_count() or 1) + 1  # as the Dockerfile runs gunicorn
-SCALE_TARGET = 1.5  # scale median / small median
+# Scale target: each page's multiple of the floor at scale over the same at small size, so
+# whatever else the machine does between the two phases cancels (as the floor's own raw
+# scale / small ratio shows, it is not small after seeding 100,000 forces).
+SCALE_TARGET = 1.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -487,18 +490,21 @@ def scale_section(args, plan: Plan, chosen, labels, small, summary) -> list[str]
         "player. Each seeded campaign has 4 players, 4 campaign forces and 10 confirmed "
         "battles; freeform forces have 4 or 5 members.",
         "",
-        "| what | small (ms) | scale (ms) | scale p10-p90 (ms) | scale / small | "
-        "x floor (scale) | target | |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| what | small (ms) | scale (ms) | scale p10-p90 (ms) | raw scale / small | "
+        "x floor (small) | x floor (scale) | scale / small, in floors | target | |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     floor = scale["floor"].median
+    small_floor = small["floor"].median
     for key, stats in scale.items():
-        ratio = stats.median / small[key].median
+        raw = stats.median / small[key].median
+        ratio = (stats.median / floor) / (small[key].median / small_floor)
         ok = ratio <= SCALE_TARGET
         lines.append(
             f"| {labels[key]} | {small[key].median:.2f} | {stats.median:.2f} | "
-            f"{stats.p10:.2f}-{stats.p90:.2f} | {ratio:.2f} | {stats.median / floor:.2f} | "
-            f"<= {SCALE_TARGET:g} | {verdict(ok)} |"
+            f"{stats.p10:.2f}-{stats.p90:.2f} | {raw:.2f} | "
+            f"{small[key].median / small_floor:.2f} | {stats.median / floor:.2f} | "
+            f"{ratio:.2f} | <= {SCALE_TARGET:g} | {verdict(ok)} |"
         )
         summary.append(
             (
