@@ -193,10 +193,14 @@ def _cost(force: Force) -> int:
     return int(force.evaluation["total_cost"])
 
 
-def _sync_resources(campaign_force: CampaignForce) -> Force:
-    """Set `Force.resources` to cost + balance (at least 1: a document needs 1)."""
+def _sync_resources(campaign_force: CampaignForce, *, cost: int | None = None) -> Force:
+    """Set `Force.resources` to cost + balance (at least 1: a document needs 1).
+
+    `cost` is the force's engine cost when the caller has just refreshed it.
+    """
     force = Force.objects.get(pk=campaign_force.force_id)
-    cost = _cost(force)
+    if cost is None:
+        cost = _cost(force)
     target = max(1, cost + _balance(campaign_force))
     if force.resources != target:
         force.resources = target
@@ -585,11 +589,11 @@ def _check_member_changes(
             )
 
 
-def _campaign_problems(force_id: int, rules: HouseRules) -> set[tuple[str, str, str]]:
-    """The force's errors evaluated with the campaign's level thresholds (R16)."""
-    force = _with_members(force_id)
-    evaluation = _document_evaluation(force, force.resources, rules)
-    return {(p.pointer, p.code, p.message) for p in evaluation.errors}
+def _stored_errors(force: Force) -> set[tuple[str, str, str]]:
+    """The force's errors as last stored: a campaign copy is evaluated with its campaign's
+    level thresholds (R16, roster.selectors.level_thresholds_for), so these are the
+    campaign's view; `_cost` has just refreshed them."""
+    return {(p["pointer"], p["code"], p["message"]) for p in force.evaluation["errors"]}
 
 
 def _edit(
@@ -614,7 +618,7 @@ def _edit(
     rules = cf.campaign.house_rules
     force = Force.objects.get(pk=cf.force_id)
     cost_before = _cost(force)
-    errors_before = _campaign_problems(force.pk, rules) if level_up_slot is not None else set()
+    errors_before = _stored_errors(force)
     members_before = _member_snapshot(force.pk)
     try:
         value = change()
@@ -631,7 +635,7 @@ def _edit(
         # open (no skill yet) is finished with continue_level_up_roll.
         pk, index = level_up_slot
         at = f"/members/{_member_index(force.pk, pk)}/level_ups/{index}"
-        new = _campaign_problems(force.pk, rules) - errors_before
+        new = _stored_errors(force) - errors_before
         bad = [
             message
             for pointer, code, message in new
@@ -644,7 +648,7 @@ def _edit(
     if charge and increase > 0:
         _debit(cf, increase, description, by)
         spent = increase
-    _sync_resources(cf)
+    _sync_resources(cf, cost=cost_after)
     # No refund for a cost decrease (R18).
     message = f"{_name(by)} changed {force.name}: {description}"
     if spent:
