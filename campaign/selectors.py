@@ -457,17 +457,15 @@ def campaign_log(*, campaign: Campaign, limit: int | None = None) -> QuerySet[Ca
 class Dashboard:
     standings: list[StandingRow]
     recent_battles: list[Battle]
-    pending_confirmations: list[Battle]
     level_ups_waiting: list[LevelUpWaiting]
     log: list[CampaignEvent]
 
 
-def dashboard(*, campaign: Campaign, user: User, recent: int = 10, log: int = 10) -> Dashboard:
+def dashboard(*, campaign: Campaign, recent: int = 10, log: int = 10) -> Dashboard:
     """Everything the campaign's front page shows, in a fixed number of queries."""
     return Dashboard(
         standings=standings(campaign=campaign),
         recent_battles=recent_battles(campaign=campaign, limit=recent),
-        pending_confirmations=pending_confirmations(campaign=campaign, user=user),
         level_ups_waiting=level_ups_waiting(campaign=campaign),
         log=list(campaign_log(campaign=campaign, limit=log)),
     )

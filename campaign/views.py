@@ -178,7 +178,7 @@ def join(request: HttpRequest, token: str) -> HttpResponse:
 
 
 def _dashboard_context(request: HttpRequest, campaign: Campaign) -> dict[str, Any]:
-    board = selectors.dashboard(campaign=campaign, user=request.user, recent=RECENT_BATTLES)
+    board = selectors.dashboard(campaign=campaign, recent=RECENT_BATTLES)
     pending = [_actions(request, b) for b in selectors.pending_battles(campaign=campaign)]
     # Forces in a pending battle change nothing (level-ups included) until it is settled.
     busy = {bf.campaign_force_id for item in pending for bf in item.battle.battle_forces.all()}
@@ -188,7 +188,9 @@ def _dashboard_context(request: HttpRequest, campaign: Campaign) -> dict[str, An
         campaign,
         board=board,
         pending=pending,
-        waiting_for_me=len(board.pending_confirmations),
+        # The battles the viewer may confirm (what selectors.pending_confirmations lists),
+        # counted from the pending battles already loaded for the page.
+        waiting_for_me=sum(1 for item in pending if item.may_confirm),
         busy=busy,
         my_force=selectors.active_force_of(campaign=campaign, user=request.user),
         invite_url=invite_url,
