@@ -5,7 +5,8 @@ A document is the engine's input and the import/export format. Shape problems
 Pointer each; rule problems are the engine's business. Nothing here imports Django.
 """
 
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import jsonschema_rs
@@ -338,33 +339,46 @@ def _advancement(raw: dict[str, Any]) -> Advancement:
     )
 
 
-def _member(raw: dict[str, Any]) -> Member:
-    club = raw["club"]
-    return Member(
-        name=raw["name"],
-        role=raw.get("role", "student"),
-        club_name=club["name"],
-        society=club["society"],
-        society_choice=club["choice"],
-        base={stat: _whole(raw["base"][stat]) for stat in ("ME", "RA", "CA", "DF")},
-        free_advancements=tuple(_advancement(a) for a in raw.get("free_advancements", [])),
-        purchases=tuple(
-            Purchase(
-                line=None if "line" not in p else _whole(p["line"]),
-                choice=p.get("choice"),
-                skill=p.get("skill"),
-                between_battles=p.get("between_battles", False),
-            )
-            for p in raw.get("purchases", [])
-        ),
-        equipment=tuple(raw.get("equipment", [])),
-        core_schools=tuple(raw.get("core_schools", [])),
-        spells=tuple(raw.get("spells", [])),
-        spell_focus=raw.get("spell_focus", False),
-        mastery=raw.get("mastery"),
-        xp=_whole(raw.get("xp", 0)),
-        level_ups=tuple(_advancement(a) for a in raw.get("level_ups", [])),
+def _purchase(raw: dict[str, Any]) -> Purchase:
+    return Purchase(
+        line=None if "line" not in raw else _whole(raw["line"]),
+        choice=raw.get("choice"),
+        skill=raw.get("skill"),
+        between_battles=raw.get("between_battles", False),
     )
+
+
+def _club(raw: dict[str, Any]) -> dict[str, Any]:
+    return {"club_name": raw["name"], "society": raw["society"], "society_choice": raw["choice"]}
+
+
+# Each property of a member's JSON as the `Member` fields it fills.
+_FIELDS: Mapping[str, Callable[[Any], dict[str, Any]]] = {
+    "name": lambda raw: {"name": raw},
+    "role": lambda raw: {"role": raw},
+    "club": _club,
+    "base": lambda raw: {"base": {stat: _whole(raw[stat]) for stat in ("ME", "RA", "CA", "DF")}},
+    "free_advancements": lambda raw: {"free_advancements": tuple(_advancement(a) for a in raw)},
+    "purchases": lambda raw: {"purchases": tuple(_purchase(p) for p in raw)},
+    "equipment": lambda raw: {"equipment": tuple(raw)},
+    "core_schools": lambda raw: {"core_schools": tuple(raw)},
+    "spells": lambda raw: {"spells": tuple(raw)},
+    "spell_focus": lambda raw: {"spell_focus": raw},
+    "mastery": lambda raw: {"mastery": raw},
+    "xp": lambda raw: {"xp": _whole(raw)},
+    "level_ups": lambda raw: {"level_ups": tuple(_advancement(a) for a in raw)},
+}
+_FAST_FIELD_VALIDATORS = {
+    name: jsonschema_rs.validator_for(schema)
+    for name, schema in MEMBER_SCHEMA["properties"].items()
+}
+
+
+def _member(raw: dict[str, Any]) -> Member:
+    values: dict[str, Any] = {}
+    for key, value in raw.items():
+        values.update(_FIELDS[key](value))
+    return Member(**values)
 
 
 def parse(data: Any) -> Roster:
@@ -395,6 +409,33 @@ def parse_member(data: Any) -> Member:
         Problem("", "invalid", "This is not a roster member.")  # defensive only
     ]
     raise MalformedDocument(problems)
+
+
+def with_fields(member: Member, changes: Mapping[str, Any]) -> Member:
+    """`member` with some properties of its JSON replaced (`{"equipment": [...]}`): what a
+    what-if needs, without reading the whole member again. `MalformedDocument` if a new
+    value is not what the property allows (pointers relative to the member)."""
+    values: dict[str, Any] = {}
+    for key, value in changes.items():
+        validator = _FAST_FIELD_VALIDATORS.get(key)
+        if validator is None or not validator.is_valid(value):
+            raise MalformedDocument(_field_problems(key, value))
+        try:
+            values.update(_FIELDS[key](value))
+        except _FractionalNumber:
+            raise MalformedDocument(_field_problems(key, value)) from None
+    return replace(member, **values)
+
+
+def _field_problems(key: str, value: Any) -> list[Problem]:
+    schema = MEMBER_SCHEMA["properties"].get(key)
+    if schema is None:
+        code = SHAPE_CODES.get("additionalProperties", "invalid")
+        return [Problem(pointer(key), code, f"'{key}' is not a member field.")]
+    return [
+        Problem(pointer(key) + p.pointer, p.code, p.message)
+        for p in _explain(value, _StrictValidator(schema))
+    ]
 
 
 def _advancement_json(a: Advancement) -> dict[str, Any]:

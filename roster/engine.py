@@ -17,8 +17,8 @@ No Django here: views, the API, imports and campaigns all call this module.
 
 import random
 from collections import Counter
-from collections.abc import Collection, Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Collection, Iterable, Mapping
+from dataclasses import dataclass, field, fields
 from fractions import Fraction
 from typing import Any
 
@@ -220,6 +220,7 @@ class _MemberBuilder:
         level_thresholds: tuple[int, ...],
     ) -> None:
         self.m = member
+        self.index = index
         self.at = pointer("members", index)
         self.catalogue = catalogue
         self.errors = errors
@@ -233,6 +234,11 @@ class _MemberBuilder:
         self.unverified_rolls = 0
         self.purchase_costs: list[int] = []
         self.equipment_costs: list[int] = []
+        self.level = 1
+        self.stats_before_equipment: dict[str, int] = {}
+        self.equipment_total = 0
+        self.defence: dict[str, int] = {}
+        self.spell_slots: dict[str, int] = {}
 
     def error(self, where: str, code: str, message: str) -> None:
         self.errors.append(Problem(where, code, message))
@@ -262,34 +268,77 @@ class _MemberBuilder:
             )
 
     def build(self) -> MemberResult:
-        self.base_statistics()
-        self.join_society()
-        self.free_advancements()
-        self.purchase_costs = [0] * len(self.m.purchases)
-        self.purchases(between_battles=False)
-        level = self.level_ups()
-        self.purchases(between_battles=True)
+        self.run_steps(0)
+        return self.result()
+
+    def run_steps(self, first: int) -> None:
+        """The building steps from number `first` on (see `STEPS`)."""
+        for step in STEPS[first:]:
+            step(self)
+
+    def resumed(self, member: Member) -> "_MemberBuilder":
+        """A copy of this part-built member that carries on with `member`, which must read
+        the same as the original in every field the steps taken so far have read."""
+        copy_ = _MemberBuilder(
+            member,
+            self.index,
+            self.catalogue,
+            list(self.errors),
+            list(self.warnings),
+            self.verified_rolls,
+            self.level_thresholds,
+        )
+        copy_.stats = dict(self.stats)
+        copy_.skills = list(self.skills)
+        copy_.society = self.society
+        copy_.statistic_lines = set(self.statistic_lines)
+        copy_.unverified_rolls = self.unverified_rolls
+        copy_.purchase_costs = list(self.purchase_costs)
+        copy_.equipment_costs = list(self.equipment_costs)
+        copy_.level = self.level
+        copy_.stats_before_equipment = self.stats_before_equipment
+        copy_.equipment_total = self.equipment_total
+        copy_.defence = self.defence
+        copy_.spell_slots = self.spell_slots
+        return copy_
+
+    def result(self) -> MemberResult:
         advancement_cost = sum(self.purchase_costs)
-        stats_before_equipment = dict(self.stats)
-        equipment_total, defence = self.equipment()
-        slots = self.spells()
         return MemberResult(
             name=self.m.name,
             role=self.m.role,
-            level=level,
-            stats=stats_before_equipment,
-            defence=defence,
+            level=self.level,
+            stats=self.stats_before_equipment,
+            defence=self.defence,
             skills=list(self.skills),
-            spell_slots=slots,
+            spell_slots=self.spell_slots,
             cost={
                 "advancements": advancement_cost,
-                "equipment": equipment_total,
-                "total": advancement_cost + equipment_total,
+                "equipment": self.equipment_total,
+                "total": advancement_cost + self.equipment_total,
             },
             unverified_rolls=self.unverified_rolls,
             purchase_costs=self.purchase_costs,
             equipment_costs=self.equipment_costs,
         )
+
+    # The steps that build on several methods, named for `STEPS`.
+    def creation_purchases(self) -> None:
+        self.purchase_costs = [0] * len(self.m.purchases)
+        self.purchases(between_battles=False)
+
+    def between_battle_purchases(self) -> None:
+        self.purchases(between_battles=True)
+
+    def take_level_ups(self) -> None:
+        self.level = self.level_ups()
+
+    def take_equipment(self) -> None:
+        self.stats_before_equipment = dict(self.stats)
+        self.equipment_total, self.defence = self.equipment()
+
+    def learn_spells(self) -> None:
+        self.spell_slots = self.spells()
 
     def base_statistics(self) -> None:
         base = self.m.base
@@ -758,6 +807,40 @@ class _MemberBuilder:
         return schools
 
 
+# The building steps in the order a player takes them.
+STEPS: tuple[Callable[[_MemberBuilder], object], ...] = (
+    _MemberBuilder.base_statistics,  # 0 (R1)
+    _MemberBuilder.join_society,  # 1 (R2)
+    _MemberBuilder.free_advancements,  # 2 (R4, R5)
+    _MemberBuilder.creation_purchases,  # 3 (R6)
+    _MemberBuilder.take_level_ups,  # 4 (R16, R17)
+    _MemberBuilder.between_battle_purchases,  # 5 (R17)
+    _MemberBuilder.take_equipment,  # 6 (R7, R8)
+    _MemberBuilder.learn_spells,  # 7 (R9)
+)
+# The first step that reads each field of a member: a variant of a member that differs
+# only in fields first read at step k is the same as the original up to step k, so a
+# what-if can start there (`MemberWhatIf`). Name and role are read by no step, only by the
+# result and the force checks. A test keeps this in step with `documents.Member`.
+FIRST_READ: Mapping[str, int] = {
+    "name": len(STEPS),
+    "role": len(STEPS),
+    "club_name": len(STEPS),
+    "base": 0,
+    "society": 1,
+    "society_choice": 1,
+    "free_advancements": 2,
+    "purchases": 3,
+    "xp": 4,
+    "level_ups": 4,
+    "equipment": 6,
+    "core_schools": 7,
+    "spells": 7,
+    "spell_focus": 7,
+    "mastery": 7,
+}
+
+
 # --- the force ---------------------------------------------------------------------------
 
 
@@ -834,6 +917,81 @@ def _force_checks(members: Iterable[Member], result: Evaluation) -> None:
                 f"The force costs {result.total_cost} but has {result.resources} Resources.",
             )
         )
+
+
+# --- what-ifs ----------------------------------------------------------------------------
+
+
+_MEMBER_FIELDS = tuple(f.name for f in fields(Member))
+
+
+class MemberWhatIf:
+    """One member alone in a force of `resources`, and variants of it, evaluated as
+    `evaluate` would evaluate them: the builder pages judge every option this way.
+
+    A variant is built from a snapshot of the original taken before the first step that
+    reads a field the variant changes, so judging thirty pieces of equipment builds the
+    member's statistics and skills once, not thirty times.
+    """
+
+    def __init__(
+        self,
+        member: Member,
+        catalogue: Catalogue,
+        *,
+        resources: int,
+        verified_rolls: Collection[str] = frozenset(),
+        level_thresholds: tuple[int, ...] = LEVEL_THRESHOLDS,
+    ) -> None:
+        self.member = member
+        self.catalogue = catalogue
+        self.resources = resources
+        self.verified_rolls = verified_rolls
+        self.level_thresholds = level_thresholds
+        self._snapshots: dict[int, _MemberBuilder] = {}
+
+    def _snapshot(self, step: int) -> _MemberBuilder:
+        """The original member built up to (not including) `step`; kept for reuse."""
+        if step not in self._snapshots:
+            if step == 0:
+                builder = _MemberBuilder(
+                    self.member,
+                    0,
+                    self.catalogue,
+                    [],
+                    [],
+                    self.verified_rolls,
+                    self.level_thresholds,
+                )
+            else:
+                builder = self._snapshot(step - 1).resumed(self.member)
+                STEPS[step - 1](builder)
+            self._snapshots[step] = builder
+        return self._snapshots[step]
+
+    def evaluate(self, variant: Member | None = None) -> Evaluation:
+        """The engine's answer for `variant` (the original when None) in place of it."""
+        variant = self.member if variant is None else variant
+        # A variant made by `documents.with_fields` shares every unchanged value.
+        changed = [
+            FIRST_READ[name]
+            for name in _MEMBER_FIELDS
+            if (new := getattr(variant, name)) is not (old := getattr(self.member, name))
+            and new != old
+        ]
+        start = min(changed, default=len(STEPS))
+        builder = self._snapshot(start).resumed(variant)
+        builder.run_steps(start)
+        result = Evaluation(
+            rules_version=self.catalogue.rules_version,
+            resources=self.resources,
+            errors=builder.errors,
+            warnings=builder.warnings,
+        )
+        result.members.append(builder.result())
+        result.total_cost = result.members[0].cost["total"]
+        _force_checks([variant], result)
+        return result
 
 
 # --- dice ------------------------------------------------------------------------------

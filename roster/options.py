@@ -11,7 +11,6 @@ Pure: no Django. A what-if evaluates one member (tens of microseconds), so a pag
 afford the few dozen it needs.
 """
 
-import copy
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -67,15 +66,49 @@ class OptionGroup:
 # --- asking the engine ------------------------------------------------------------------
 
 
-def what_if(member: MemberJSON, catalogue: Catalogue) -> engine.Evaluation:
-    """The engine's answer for `member` alone in a force that can afford anything."""
-    document = {
-        "format": documents.FORMAT,
-        "name": "What if",
-        "resources": WHAT_IF_RESOURCES,
-        "members": [member],
-    }
-    return engine.evaluate(document, catalogue)
+class _Trial:
+    """A member and the engine's answer for it; variants of it are judged against that.
+
+    The engine resumes each variant from the first building step its change touches
+    (`engine.MemberWhatIf`), so a step's few dozen options cost little more than one
+    evaluation of the member.
+    """
+
+    def __init__(self, member: MemberJSON, catalogue: Catalogue) -> None:
+        self.parsed = documents.parse_member(member)
+        self.explorer = engine.MemberWhatIf(self.parsed, catalogue, resources=WHAT_IF_RESOURCES)
+        self.before = self.explorer.evaluate()
+
+    def what_if(self, **changes: Any) -> engine.Evaluation:
+        """The engine's answer for the member with `changes` (whole properties of its JSON)."""
+        return self.explorer.evaluate(documents.with_fields(self.parsed, changes))
+
+    def judge(
+        self,
+        entry: str,
+        *,
+        ignore: Callable[[Problem], bool] = lambda _p: False,
+        shifted: str | None = None,
+        **changes: Any,
+    ) -> "_Verdict":
+        """Evaluate the change and pick the reason it fails, preferring errors at `entry`.
+
+        `shifted` names a list whose later entries moved up by one (an insertion): new
+        problems there are only the old ones at their new index, so they are skipped.
+        """
+        after = self.what_if(**changes)
+        errors = [p for p in _new(self.before.errors, after.errors) if not ignore(p)]
+        if shifted is not None:
+            errors = [
+                p for p in errors if _inside(p.pointer, entry) or not _inside(p.pointer, shifted)
+            ]
+        errors.sort(key=lambda p: not _inside(p.pointer, entry))  # stable: entry's own first
+        warnings = _new(self.before.warnings, after.warnings)
+        return _Verdict(
+            after=after,
+            reason=errors[0].message if errors else None,
+            warning=warnings[0].message if warnings else None,
+        )
 
 
 def _inside(pointer: str, prefix: str) -> bool:
@@ -99,43 +132,9 @@ class _Verdict:
         return self.after.members[0]
 
 
-def _judge(
-    before: engine.Evaluation,
-    changed: MemberJSON,
-    catalogue: Catalogue,
-    entry: str,
-    *,
-    ignore: Callable[[Problem], bool] = lambda _p: False,
-    shifted: str | None = None,
-) -> _Verdict:
-    """Evaluate `changed` and pick the reason it fails, preferring errors at `entry`.
-
-    `shifted` names a list whose later entries moved up by one (an insertion): new
-    problems there are only the old ones at their new index, so they are skipped.
-    """
-    after = what_if(changed, catalogue)
-    errors = [p for p in _new(before.errors, after.errors) if not ignore(p)]
-    if shifted is not None:
-        errors = [
-            p for p in errors if _inside(p.pointer, entry) or not _inside(p.pointer, shifted)
-        ]
-    errors.sort(key=lambda p: not _inside(p.pointer, entry))  # stable: entry's own first
-    warnings = _new(before.warnings, after.warnings)
-    return _Verdict(
-        after=after,
-        reason=errors[0].message if errors else None,
-        warning=warnings[0].message if warnings else None,
-    )
-
-
-def _changed(member: MemberJSON, key: str, value: Any) -> dict[str, Any]:
-    out = copy.deepcopy(dict(member))
-    out[key] = value
-    return out
-
-
 def _list(member: MemberJSON, key: str) -> list[Any]:
-    return copy.deepcopy(list(member.get(key) or []))
+    """A new list of `member[key]`; the entries are shared, so replace them, never edit."""
+    return list(member.get(key) or [])
 
 
 # --- free advancements (R4, R5) ---------------------------------------------------------
@@ -157,7 +156,7 @@ def free_advancement_options(
     society = catalogue.societies.get(member["club"]["society"])
     if society is None:
         return ()
-    before = what_if(member, catalogue)
+    trial = _Trial(member, catalogue)
     entry = f"{MEMBER}/free_advancements/{slot}"
     options = []
     for line in society.lines.values():
@@ -182,12 +181,10 @@ def free_advancement_options(
                 advancements[slot] = advancement
             else:
                 advancements.append(advancement)
-            verdict = _judge(
-                before,
-                _changed(member, "free_advancements", advancements),
-                catalogue,
+            verdict = trial.judge(
                 entry,
                 ignore=lambda p: p.code in ("skill-required", "free-advancement-count"),
+                free_advancements=advancements,
             )
             options.append(Option(key=key, name=name, reason=verdict.reason))
     return tuple(options)
@@ -204,7 +201,7 @@ def pick_options(
     advancements = _list(member, kind)
     if table is None or slot >= len(advancements):
         return ()
-    before = what_if(member, catalogue)
+    trial = _Trial(member, catalogue)
     entry = f"{MEMBER}/{kind}/{slot}"
     options = []
     for skill in table.skills:
@@ -213,7 +210,7 @@ def pick_options(
         advancement.update(skill=skill.key, method="picked")
         advancement.pop("natural_12", None)
         changed[slot] = advancement
-        verdict = _judge(before, _changed(member, kind, changed), catalogue, entry)
+        verdict = trial.judge(entry, **{kind: changed})
         options.append(Option(key=skill.key, name=skill.name, reason=verdict.reason))
     return tuple(options)
 
@@ -232,7 +229,7 @@ def with_purchase(member: MemberJSON, purchase: Mapping[str, Any]) -> dict[str, 
     """The member with `purchase` added in its place (the builder saves exactly this)."""
     purchases = _list(member, "purchases")
     purchases.insert(purchase_position(purchases, purchase), dict(purchase))
-    return _changed(member, "purchases", purchases)
+    return {**member, "purchases": purchases}
 
 
 def purchase_key(purchase: Mapping[str, Any]) -> str:
@@ -260,19 +257,17 @@ def purchase_options(member: MemberJSON, catalogue: Catalogue) -> tuple[OptionGr
     society = catalogue.societies.get(member["club"]["society"])
     if society is None:
         return ()
-    before = what_if(member, catalogue)
-    before_total = before.members[0].cost["total"]
+    trial = _Trial(member, catalogue)
+    before_total = trial.before.members[0].cost["total"]
     current = list(member.get("purchases") or [])
 
     def judge(purchase: dict[str, Any], name: str) -> Option:
         position = purchase_position(current, purchase)
         entry = f"{MEMBER}/purchases/{position}"
-        verdict = _judge(
-            before,
-            with_purchase(member, purchase),
-            catalogue,
+        verdict = trial.judge(
             entry,
             shifted=f"{MEMBER}/purchases" if position < len(current) else None,
+            purchases=with_purchase(member, purchase)["purchases"],
         )
         cost = verdict.member.purchase_costs[position]
         change = verdict.member.cost["total"] - before_total
@@ -310,14 +305,12 @@ def purchase_options(member: MemberJSON, catalogue: Catalogue) -> tuple[OptionGr
 
 def equipment_options(member: MemberJSON, catalogue: Catalogue) -> tuple[OptionGroup, ...]:
     """Every piece of equipment, with its cost for this member and why it will not fit."""
-    before = what_if(member, catalogue)
+    trial = _Trial(member, catalogue)
     current = _list(member, "equipment")
     entry = f"{MEMBER}/equipment/{len(current)}"
 
     def judge(item: Equipment) -> Option:
-        verdict = _judge(
-            before, _changed(member, "equipment", [*current, item.slug]), catalogue, entry
-        )
+        verdict = trial.judge(entry, equipment=[*current, item.slug])
         return Option(
             key=item.slug,
             name=item.name,
@@ -343,13 +336,13 @@ def _slots_used(evaluation: engine.Evaluation) -> int:
 
 def spell_options(member: MemberJSON, catalogue: Catalogue) -> tuple[OptionGroup, ...]:
     """Every spell by school (the forbidden one last), with the slots it would take."""
-    before = what_if(member, catalogue)
+    trial = _Trial(member, catalogue)
     current = _list(member, "spells")
     entry = f"{MEMBER}/spells/{len(current)}"
 
     def judge(slug: str, name: str) -> Option:
-        verdict = _judge(before, _changed(member, "spells", [*current, slug]), catalogue, entry)
-        slots = _slots_used(verdict.after) - _slots_used(before)
+        verdict = trial.judge(entry, spells=[*current, slug])
+        slots = _slots_used(verdict.after) - _slots_used(trial.before)
         return Option(
             key=slug,
             name=name,
@@ -372,44 +365,41 @@ def spell_options(member: MemberJSON, catalogue: Catalogue) -> tuple[OptionGroup
 
 def known_spell_slots(member: MemberJSON, catalogue: Catalogue) -> tuple[int, ...]:
     """The slots each known spell takes: how many the engine frees when it is dropped."""
-    before = what_if(member, catalogue)
+    trial = _Trial(member, catalogue)
     current = _list(member, "spells")
     slots = []
     for i in range(len(current)):
-        without = what_if(_changed(member, "spells", current[:i] + current[i + 1 :]), catalogue)
-        slots.append(_slots_used(before) - _slots_used(without))
+        without = trial.what_if(spells=current[:i] + current[i + 1 :])
+        slots.append(_slots_used(trial.before) - _slots_used(without))
     return tuple(slots)
 
 
 def spell_focus_option(member: MemberJSON, catalogue: Catalogue) -> Option:
     """Turning Spell Focus on: a slot, and the skill (R9)."""
-    before = what_if(member, catalogue)
-    verdict = _judge(
-        before, _changed(member, "spell_focus", True), catalogue, f"{MEMBER}/spell_focus"
-    )
+    trial = _Trial(member, catalogue)
+    verdict = trial.judge(f"{MEMBER}/spell_focus", spell_focus=True)
     return Option(
         key="spell_focus",
         name="Spell Focus",
-        cost=_slots_used(verdict.after) - _slots_used(before),
+        cost=_slots_used(verdict.after) - _slots_used(trial.before),
         reason=verdict.reason,
     )
 
 
 def mastery_options(member: MemberJSON, catalogue: Catalogue) -> tuple[Option, ...]:
     """Each known spell as the Supreme Spell Mastery (R9)."""
-    base = _changed(member, "mastery", None)
-    before = what_if(base, catalogue)
+    trial = _Trial({**member, "mastery": None}, catalogue)
     options = []
     for slug in dict.fromkeys(member.get("spells") or []):
         spell = catalogue.spells.get(slug)
         if spell is None:
             continue
-        verdict = _judge(before, _changed(base, "mastery", slug), catalogue, f"{MEMBER}/mastery")
+        verdict = trial.judge(f"{MEMBER}/mastery", mastery=slug)
         options.append(
             Option(
                 key=slug,
                 name=spell.name,
-                cost=_slots_used(verdict.after) - _slots_used(before),
+                cost=_slots_used(verdict.after) - _slots_used(trial.before),
                 reason=verdict.reason,
             )
         )

@@ -1,11 +1,13 @@
 """Property tests: the engine and the validation endpoint hold up under any input."""
 
+import dataclasses
+
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from roster import documents
-from roster.engine import evaluate
+from roster.engine import FIRST_READ, MemberWhatIf, evaluate
 from rules.loader import get_catalogue
 
 pytestmark = pytest.mark.django_db
@@ -227,3 +229,37 @@ def test_validation_endpoint_never_answers_500(client, body):
         assert all({"pointer", "code", "message"} <= set(e) for e in payload["errors"])
     else:
         assert payload["valid"] == (not payload["errors"])
+
+
+@FIXTURE_SETTINGS
+@given(
+    original=members(),
+    other=members(),
+    swapped=st.sets(st.sampled_from(sorted(documents.MEMBER_SCHEMA["properties"]))),
+    resources=st.integers(1, 200),
+)
+def test_a_what_if_resumed_from_a_snapshot_matches_a_full_evaluation(
+    catalogue, original, other, swapped, resources
+):
+    """MemberWhatIf starts a variant at the first step reading a changed field (FIRST_READ);
+    whatever fields change, the answer is the one a whole evaluation gives."""
+    variant = {**original, **{k: other[k] for k in swapped if k in other}}
+    try:
+        parsed_original = documents.parse_member(original)
+        parsed_variant = documents.parse_member(variant)
+    except documents.MalformedDocument:
+        assume(False)
+    explorer = MemberWhatIf(parsed_original, catalogue, resources=resources)
+    whole = {"format": documents.FORMAT, "name": "W", "resources": resources}
+    assert (
+        explorer.evaluate(parsed_variant).as_dict()
+        == evaluate({**whole, "members": [variant]}, catalogue).as_dict()
+    )
+    assert (
+        explorer.evaluate().as_dict()
+        == evaluate({**whole, "members": [original]}, catalogue).as_dict()
+    )
+
+
+def test_every_member_field_has_the_step_that_first_reads_it():
+    assert set(FIRST_READ) == {f.name for f in dataclasses.fields(documents.Member)}
