@@ -31,6 +31,11 @@ urlpatterns = [
         name="free_pick",
     ),
     path(
+        "<int:force_id>/members/<int:member_id>/steps/<slug:step>/",
+        views.member_step,
+        name="member_step",
+    ),
+    path(
         "<int:force_id>/members/<int:member_id>/<slug:step>/",
         views.member_edit,
         name="member_edit",

@@ -12,6 +12,7 @@ import random
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 from django.contrib import messages
@@ -19,8 +20,10 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect
 from django.urls import reverse
+from django.utils.cache import add_never_cache_headers
 from django.utils.text import slugify
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
+from django_htmx.http import trigger_client_event
 
 from dbd_site.rendering import is_htmx, render_page
 from roster import engine, gate, options, selectors, services
@@ -688,6 +691,11 @@ def _free_slots(
     return slots
 
 
+# The builder's steps, in the page's order: each is a section of the page, a partial of
+# its template, and what a change answers with (the card and status come out of band).
+STEPS = ("basics", "club", "free", "purchases", "equipment", "spells")
+
+
 def _builder_context(
     request: HttpRequest,
     force: Force,
@@ -698,7 +706,11 @@ def _builder_context(
     notice: str = "",
 ) -> dict[str, Any]:
     """Everything the member page shows: its card (the stored evaluation) and each step's
-    options with costs and reasons (what-ifs answered by the engine)."""
+    options with costs and reasons (what-ifs answered by the engine).
+
+    The options are worked out only when the template reads them (Django calls a callable
+    it finds in the context), so the answer to one step's change judges that step alone.
+    """
     catalogue = get_catalogue()
     members = list(force.members.all())
     index = next(i for i, m in enumerate(members) if m.pk == member.pk)
@@ -707,12 +719,17 @@ def _builder_context(
     data = selectors.member_json(member)
     forms = forms or {}
     owned = set(card.result["skills"]) if card.result else set()
-    spells_known = [
-        (k, entry, slots)
-        for k, (entry, slots) in enumerate(
-            zip(card.spells, options.known_spell_slots(data, catalogue), strict=True)
-        )
-    ]
+
+    def spells_known() -> list[tuple[int, Entry, int]]:
+        slots = options.known_spell_slots(data, catalogue)
+        return [(k, entry, n) for k, (entry, n) in enumerate(zip(card.spells, slots, strict=True))]
+
+    def spell_focus() -> options.Option | None:
+        return options.spell_focus_option(data, catalogue) if engine.SPELL_FOCUS in owned else None
+
+    def mastery_options() -> tuple[options.Option, ...] | None:
+        return options.mastery_options(data, catalogue) if engine.SPELL_MASTERY in owned else None
+
     return {
         "force": force,
         "member": member,
@@ -724,22 +741,18 @@ def _builder_context(
         or MemberBasicsForm(initial=MemberBasicsForm.initial_for(data)),
         "club_form": forms.get("club")
         or ClubForm(catalogue=catalogue, initial=ClubForm.initial_for(data)),
-        "free_slots": _free_slots(member, data, card, catalogue),
+        "free_slots": cache(lambda: _free_slots(member, data, card, catalogue)),
         "tables": list(catalogue.skill_categories.values()),
-        "purchase_groups": options.purchase_options(data, catalogue),
-        "equipment_groups": options.equipment_options(data, catalogue),
+        "purchase_groups": cache(lambda: options.purchase_options(data, catalogue)),
+        "equipment_groups": cache(lambda: options.equipment_options(data, catalogue)),
         "equipment_items": catalogue.equipment,
-        "spell_groups": options.spell_options(data, catalogue),
+        "spell_groups": cache(lambda: options.spell_options(data, catalogue)),
         "spells_catalogue": catalogue.spells,
-        "spells_known": spells_known,
+        "spells_known": cache(spells_known),
         "schools": list(catalogue.spell_schools.items()),
         "has_dilettante": engine.SPELL_DILETTANTE in owned,
-        "spell_focus": (
-            options.spell_focus_option(data, catalogue) if engine.SPELL_FOCUS in owned else None
-        ),
-        "mastery_options": (
-            options.mastery_options(data, catalogue) if engine.SPELL_MASTERY in owned else None
-        ),
+        "spell_focus": cache(spell_focus),
+        "mastery_options": cache(mastery_options),
         "reroll_fr": engine.REROLL_FR_COST,
         "pick_fr": engine.PICK_FR_COST,
     }
@@ -752,6 +765,24 @@ def member_detail(request: HttpRequest, force_id: int, member_id: int) -> HttpRe
     force = _force(request, force_id)
     member = _member(force, member_id)
     return render_page(request, "roster/member.html", _builder_context(request, force, member))
+
+
+@login_required
+@require_safe
+def member_step(request: HttpRequest, force_id: int, member_id: int, step: str) -> HttpResponse:
+    """One step of the builder as it now stands: htmx refreshes a step this way after a
+    change elsewhere (static/js/site.js); without htmx, the page at that step."""
+    if step not in STEPS:
+        raise Http404("No such step.")
+    force = _force(request, force_id)
+    member = _member(force, member_id)
+    if not is_htmx(request):
+        return redirect(f"{reverse('roster:member', args=[force_id, member_id])}#step-{step}")
+    context = _builder_context(request, force, member)
+    response = render_page(request, "roster/member.html", context, partial=f"step-{step}")
+    # Each change moves the force's updated_at, so a browser must not reuse an old answer.
+    add_never_cache_headers(response)
+    return response
 
 
 class _Rejected(Exception):
@@ -944,21 +975,35 @@ def _builder_response(
     *,
     notice: str = "",
     rejected: _Rejected | None = None,
+    force: Force | None = None,
 ) -> HttpResponse:
-    """After a change: htmx gets the builder plus out-of-band status; a plain form post is
-    redirected back to the step (PRG), or shown the page again with the problem (400)."""
+    """After a change: htmx gets the changed step, with the card, status and notice out of
+    band; a plain form post is redirected back to the step (PRG), or shown the page again
+    with the problem (400).
+
+    `force` is the force as the change left it, when the caller holds it; otherwise it is
+    read again. After a change the other steps are stale: the page refreshes each one as
+    it comes into view (the "builder-changed" event, static/js/site.js).
+    """
     if rejected is None and not is_htmx(request):
         messages.success(request, notice)
         url = reverse("roster:member", args=[force_id, member_id])
         return redirect(f"{url}#step-{section}")
-    force = _force(request, force_id)
+    force = force or _force(request, force_id)
     member = _member(force, member_id)
     forms_ = {rejected.form_name: rejected.form} if rejected and rejected.form else None
     errors = {rejected.section: rejected.messages} if rejected else None
     context = _builder_context(request, force, member, forms=forms_, errors=errors, notice=notice)
-    context.update(oob=True, focus_section=section)
     status = 400 if rejected else 200
-    return render_page(request, "roster/member.html", context, status=status, partial="builder")
+    if not is_htmx(request):
+        return render_page(request, "roster/member.html", context, status=status)
+    context["step_partial"] = f"roster/member.html#step-{section}"
+    response = render_page(
+        request, "roster/member.html", context, status=status, partial="step-answer"
+    )
+    if rejected is None:
+        trigger_client_event(response, "builder-changed", {"step": f"step-{section}"})
+    return response
 
 
 @login_required
@@ -986,7 +1031,11 @@ def member_edit(request: HttpRequest, force_id: int, member_id: int, step: str) 
     except MalformedDocument as exc:
         rejected = _Rejected(section, *(_problem_text(p) for p in exc.problems))
         return _builder_response(request, force_id, member_id, section, rejected=rejected)
-    return _builder_response(request, force_id, member_id, section, notice=notice)
+    # A freeform force's change refreshed this very force object (services update the
+    # member in place and store the evaluation on `member.force`); a campaign's gate works
+    # on its own copy, so that answer reads the force again.
+    changed = force if gate.campaign_entry(force) is None else None
+    return _builder_response(request, force_id, member_id, section, notice=notice, force=changed)
 
 
 def _problem_text(problem: Problem) -> str:

@@ -113,6 +113,8 @@ def fill(route: str, world: World) -> str | None:
     for collection, slug in RULES_SLUGS.items():
         if f"^{collection}/" in route:
             values = {**values, "slug": slug}
+    if "/steps/" in route:
+        values = {**values, "step": "equipment"}  # a builder step, not a change to make
     path = route.replace("^", "").replace("$", "")
 
     def value(name: str) -> str:

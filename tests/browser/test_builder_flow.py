@@ -190,8 +190,18 @@ def build_emma(page: Page, monkeypatch: pytest.MonkeyPatch) -> None:
     expect_stats(card, "Emma", "ME1 RA1 CA4 DF8 HP10 FR3")
 
     # Free advancement 2: +2 HP.
+    purchases = page.locator("#step-purchases")
+    expect(purchases.get_by_role("button", name="Buy +2 HP")).to_be_attached()
     take_line(page, "Emma", 2, "+2 HP")
     expect_stats(card, "Emma", "ME1 RA1 CA4 DF8 HP12 FR3")
+    # The answer held only the free step; the purchases step refreshes when it comes into
+    # view, and now refuses the line taken free (R6: once at creation).
+    statistics = purchases.get_by_role("table", name="Statistics")
+    statistics.scroll_into_view_if_needed()
+    expect(statistics.get_by_role("row", name=re.compile(r"^\+2 HP"))).to_contain_text(
+        "already taken"
+    )
+    expect(purchases.get_by_role("button", name="Buy +2 HP")).to_have_count(0)
 
     # Equipment (R7, R8), then a core school and a spell (R9).
     page.get_by_role("button", name="Add Simple Weapon").click()

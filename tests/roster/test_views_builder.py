@@ -1,6 +1,8 @@
 """The member builder: building members step by step through the pages' POSTs, with
 the server's dice (R5) injected."""
 
+import json
+
 import pytest
 from django.urls import reverse
 
@@ -142,21 +144,92 @@ def test_a_ra_0_student_is_told_why_a_pistol_is_unavailable(browser, owner):
     assert "Light Pistol needs RA 1 or more." in pistol
 
 
-def test_htmx_edit_returns_the_member_partial_with_out_of_band_status(browser, owner):
+def test_htmx_edit_answers_with_its_step_and_the_card_status_and_notice_out_of_band(
+    browser, owner
+):
     built = services.import_force(owner=owner, document=legal_force())
     member = built.members.get(name="Emma")
     response = edit(browser, member, "purchase-add", {"add": "line:1:CA"}, **HTMX)
     page = html(response)
     assert response.status_code == 200
     assert "<html" not in page
-    assert "4. Buy advancements" in page  # the builder, every step
-    assert 'id="step-equipment"' in page
-    # Out of band: the badge and Resources bar, and the notice for screen readers.
+    # The step that changed replaces itself (the builder's hx-target is "closest .step").
+    assert page.lstrip().startswith('<section id="step-purchases"')
+    assert "4. Buy advancements" in page
+    assert 'id="step-equipment"' not in page  # other steps refresh when next in view
+    # Out of band: the card, the badge and Resources bar, the notice for screen readers.
+    assert 'id="builder-summary" class="builder__summary"' in page
+    assert 'hx-swap-oob="true">' in page[page.index('id="builder-summary"') :][:200]
     assert 'id="force-status" class="force-status" hx-swap-oob="true"' in page
     assert "13 of 50 Resources spent, 37 left." in page
     assert 'id="builder-notice" hx-swap-oob="innerHTML"' in page
     assert "Bought +1 CA." in page
+    # The page is told which step is fresh, so it can refresh the rest.
+    assert json.loads(response["HX-Trigger"]) == {"builder-changed": {"step": "step-purchases"}}
     assert result_for(built.pk, "Emma")["stats"]["CA"] == 5
+
+
+def test_the_card_in_an_answer_shows_the_change(browser, owner):
+    built = services.import_force(owner=owner, document=legal_force())
+    member = built.members.get(name="Emma")
+    response = edit(browser, member, "equipment-add", {"add": "medical-kit"}, **HTMX)
+    page = html(response)
+    summary = page[page.index('id="builder-summary"') :]
+    assert "Medical Kit" in summary[: summary.index("</aside>")]
+    # The step's own options were judged again: a second extra piece is refused now.
+    equipment = page[: page.index("</section>")]
+    assert "beyond what is in hand" in equipment
+
+
+def test_a_refused_htmx_change_answers_400_with_its_step_and_no_refresh(browser, owner):
+    built = services.import_force(owner=owner, document=legal_force())
+    member = built.members.get(name="Emma")
+    response = edit(browser, member, "equipment-add", {"add": "no-such-thing"}, **HTMX)
+    assert response.status_code == 400
+    page = html(response)
+    assert page.lstrip().startswith('<section id="step-equipment"')
+    assert "Choose a piece of equipment from the list." in page
+    assert "HX-Trigger" not in response  # nothing changed, nothing is stale
+
+
+@pytest.mark.parametrize("step", views.STEPS)
+def test_each_step_can_be_fetched_on_its_own(browser, owner, step):
+    built = services.import_force(owner=owner, document=legal_force())
+    member = built.members.get(name="Emma")
+    url = reverse("roster:member_step", args=[built.pk, member.pk, step])
+    response = browser.get(url, **HTMX)
+    assert response.status_code == 200
+    assert html(response).lstrip().startswith(f'<section id="step-{step}"')
+    assert "no-cache" in response["Cache-Control"]
+    # Without htmx: the whole page, at that step.
+    plain = browser.get(url)
+    assert plain.status_code == 302
+    assert (
+        plain["Location"] == reverse("roster:member", args=[built.pk, member.pk]) + f"#step-{step}"
+    )
+
+
+def test_a_step_fetched_after_a_change_elsewhere_shows_the_new_state(browser, owner):
+    built = services.import_force(owner=owner, document=legal_force())
+    member = built.members.get(name="Emma")
+    url = reverse("roster:member_step", args=[built.pk, member.pk, "equipment"])
+    before = html(browser.get(url, **HTMX))
+    edit(browser, member, "purchase-add", {"add": "line:1:CA"}, **HTMX)
+    after = html(browser.get(url, **HTMX))
+    assert before != after  # CA went up, and with it what the equipment step says
+
+
+def test_an_unknown_step_or_someone_elses_member_is_404(browser, owner, django_user_model):
+    built = services.import_force(owner=owner, document=legal_force())
+    member = built.members.get(name="Emma")
+    unknown = reverse("roster:member_step", args=[built.pk, member.pk, "hats"])
+    assert browser.get(unknown, **HTMX).status_code == 404
+    stranger = django_user_model.objects.create_user("stranger", password="pw-stranger-1234")
+    browser.force_login(stranger)
+    url = reverse("roster:member_step", args=[built.pk, member.pk, "equipment"])
+    response = browser.get(url, **HTMX)
+    assert response.status_code == 404
+    assert "Emma" not in html(response)
 
 
 def test_a_plain_post_redirects_back_to_its_step(browser, owner):
