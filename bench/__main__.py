@@ -296,7 +296,10 @@ def run(args: argparse.Namespace, plan: Plan, output: Path, database_url: str) -
         written = inprocess.profile(chosen, requests=50, directory=PROFILES / "small")
         say(f"profiles: {', '.join(str(p) for p in written)}")
 
-    cookie = f"sessionid={client.cookies['sessionid'].value}"
+    # What a browser sends back: the session, and the CSRF cookie its pages set.
+    cookie = "; ".join(
+        f"{name}={client.cookies[name].value}" for name in ("sessionid", "csrftoken")
+    )
     targets = load_targets(world)
     small_load = None
     if not args.skip_load:
@@ -394,7 +397,8 @@ def load_section(plan: Plan, cookie: str, targets, summary) -> tuple[list[str], 
         f"gunicorn `dbd_site.wsgi` with `DJANGO_SETTINGS_MODULE=bench.settings`, {WORKERS} "
         f"sync workers (2 x cores + 1), no access log, on 127.0.0.1; `wrk -t2 "
         f"-c{plan.connections} -d{plan.load_seconds}s --latency --timeout 10s` per URL with "
-        "the bench player's session cookie, one URL after another (after a 2 s warm-up "
+        "the bench player's session and CSRF cookies (as a browser sends them), one URL "
+        "after another (after a 2 s warm-up "
         "each). wrk runs on the same 2 cores as the server. Errors: socket errors, "
         "timeouts and any answer but 200.",
         "",

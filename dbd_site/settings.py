@@ -76,6 +76,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "dbd_site.context_processors.navigation",
             ],
             "builtins": ["django_htmx.templatetags.django_htmx"],
         },

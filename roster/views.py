@@ -18,6 +18,7 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, QueryDict
+from django.middleware.csrf import get_token
 from django.shortcuts import redirect
 from django.urls import reverse
 from django.utils.cache import add_never_cache_headers
@@ -356,14 +357,19 @@ def _force_context(
     request: HttpRequest, force: Force, *, read_only: bool = False
 ) -> dict[str, Any]:
     catalogue = get_catalogue()
-    evaluation = force.evaluation or {}
     viewer = None if read_only else request.user.pk
 
+    # The force page keeps its body in a cache keyed on the force's version; these are
+    # worked out (and the stored evaluation and the members read) only when it renders.
+    @cache
+    def evaluation() -> dict[str, Any]:
+        return force.evaluation or {}
+
+    @cache
     def cards() -> list[MemberCard]:
-        # Called by the template only when its cached member cards are missing or stale.
         return [
-            member_card(m, i, evaluation, catalogue, viewer_id=viewer)
-            for i, m in enumerate(force.members.all())
+            member_card(m, i, evaluation(), catalogue, viewer_id=viewer)
+            for i, m in enumerate(selectors.members_of(force=force))
         ]
 
     share_url = None
@@ -373,7 +379,7 @@ def _force_context(
         "force": force,
         "evaluation": evaluation,
         "cards": cards,
-        "force_problems": _force_problems(evaluation),
+        "force_problems": cache(lambda: _force_problems(evaluation())),
         "share_url": share_url,
         "read_only": read_only,
     }
@@ -460,8 +466,11 @@ def pointer_words(pointer: str, document: Any) -> str:
 @login_required
 @require_safe
 def force_detail(request: HttpRequest, force_id: int) -> HttpResponse:
-    force = _force(request, force_id)
-    return render_page(request, "roster/detail.html", _force_context(request, force))
+    force = selectors.get_force_row(user=request.user, force_id=force_id)
+    context = _force_context(request, force)
+    get_token(request)  # makes sure the secret exists, and is the one the response carries
+    context["csrf_secret"] = request.META["CSRF_COOKIE"]
+    return render_page(request, "roster/detail.html", context)
 
 
 @login_required
@@ -557,7 +566,7 @@ def force_export(request: HttpRequest, force_id: int) -> HttpResponse:
 @login_required
 @require_safe
 def force_print(request: HttpRequest, force_id: int) -> HttpResponse:
-    force = _force(request, force_id)
+    force = selectors.get_force(user=request.user, force_id=force_id, with_members=False)
     return render_page(
         request, "roster/print.html", _force_context(request, force, read_only=True)
     )

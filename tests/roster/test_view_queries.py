@@ -1,11 +1,17 @@
-"""Pages cost the same number of queries however many members a force has."""
+"""Pages cost the same number of queries however many members a force has, and what they
+cache follows every change."""
+
+import re
 
 import pytest
+from django.core.cache import cache
 from django.db import connection
+from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from roster import services
+from roster.models import Member
 from tests.roster.builders import emma, force, student
 from tests.roster.test_rolls import ScriptedDice
 
@@ -43,10 +49,27 @@ def test_force_pages_do_not_grow_with_members(client, owner, page):
     client.force_login(owner)
     small, large = build(owner, 4), build(owner, 7)
     count_queries(client, reverse(page, args=[small.pk]))  # warm the session and catalogue
+    cache.clear()
     four = count_queries(client, reverse(page, args=[small.pk]))
     seven = count_queries(client, reverse(page, args=[large.pk]))
     assert four == seven
     assert four <= 6
+
+
+def test_the_force_page_reads_no_members_while_its_body_is_cached(client, owner):
+    client.force_login(owner)
+    small, large = build(owner, 4), build(owner, 7)
+    count_queries(client, reverse("roster:detail", args=[small.pk]))  # session, catalogue
+    cache.clear()
+    url = reverse("roster:detail", args=[large.pk])
+    with CaptureQueriesContext(connection) as first:
+        client.get(url)
+    with CaptureQueriesContext(connection) as again:
+        client.get(url)
+    member_table = Member._meta.db_table
+    assert any(member_table in q["sql"] for q in first.captured_queries)
+    assert not any(member_table in q["sql"] for q in again.captured_queries)
+    assert len(again) == len(first) - 3  # the stored evaluation, the members, their rolls
 
 
 def test_the_member_page_does_not_grow_with_members(client, owner, django_assert_num_queries):
@@ -96,3 +119,37 @@ def test_cached_member_cards_follow_every_change(client, django_user_model):
     changed = roster_selectors.member_json(ann) | {"equipment": ["tool-kit"]}
     roster_services.update_member(member=ann, data=changed)
     assert "Tool Kit" in client.get(url).content.decode()
+
+
+def test_the_cached_force_page_follows_renames_share_links_and_members(client, owner):
+    client.force_login(owner)
+    built = build(owner, 4)
+    url = reverse("roster:detail", args=[built.pk])
+    assert "Make a link" in client.get(url).content.decode()
+    services.update_force_details(force=built, name="Renamed Irregulars", resources=77)
+    page = client.get(url).content.decode()
+    assert "Renamed Irregulars" in page
+    assert "of 77 Resources" in page
+    services.set_share_link(force=built, enabled=True)
+    page = client.get(url).content.decode()
+    assert "Turn the link off" in page
+    assert built.share_token in page
+    services.remove_member(member=built.members.get(name="Student 1"))
+    assert "Student 1" not in client.get(url).content.decode()
+
+
+def test_forms_on_a_cached_force_page_work_in_a_new_session(owner):
+    """The page's forms carry CSRF tokens; a browser with its own CSRF secret must not be
+    served another browser's tokens from the cache."""
+    built = build(owner, 4)
+    url = reverse("roster:detail", args=[built.pk])
+    first, second = Client(enforce_csrf_checks=True), Client(enforce_csrf_checks=True)
+    for browser in (first, second):
+        browser.force_login(owner)
+        page = browser.get(url).content.decode()
+        duplicate = page[page.index(reverse("roster:duplicate", args=[built.pk])) :]
+        token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', duplicate)[1]
+        response = browser.post(
+            reverse("roster:duplicate", args=[built.pk]), {"csrfmiddlewaretoken": token}
+        )
+        assert response.status_code == 302, response.status_code
