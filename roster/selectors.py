@@ -21,29 +21,63 @@ def forces_for(*, user: User) -> QuerySet[Force]:
     return Force.objects.filter(owner=user)
 
 
-def _with_members(forces: QuerySet[Force], *, with_rolls: bool = True) -> QuerySet[Force]:
+def _members(*, with_rolls: bool = True) -> QuerySet[Member]:
     members = Member.objects.order_by("position", "id")
     if with_rolls:
         members = members.prefetch_related(
             Prefetch("rolls", queryset=SkillRoll.objects.order_by("created_at", "id"))
         )
-    return forces.prefetch_related(Prefetch("members", queryset=members))
+    return members
 
 
-def get_force(*, user: User, force_id: int, with_rolls: bool = True) -> Force:
+def _with_members(forces: QuerySet[Force], *, with_rolls: bool = True) -> QuerySet[Force]:
+    return forces.prefetch_related(Prefetch("members", queryset=_members(with_rolls=with_rolls)))
+
+
+def get_force(
+    *, user: User, force_id: int, with_members: bool = True, with_rolls: bool = True
+) -> Force:
     """The owner's force with members (and their rolls), or 404 (also for other people's).
 
-    Readers of the document and the stored evaluation alone skip the rolls.
+    Readers of the document and the stored evaluation alone skip the rolls; pages that
+    keep rendered members in a cache skip the members (`members_of` when they need them).
     """
-    forces = _with_members(forces_for(user=user), with_rolls=with_rolls).select_related(
-        "campaign_entry__campaign"
-    )
+    forces = forces_for(user=user).select_related("campaign_entry__campaign")
+    if with_members:
+        forces = _with_members(forces, with_rolls=with_rolls)
     return get_object_or_404(forces, pk=force_id)
 
 
+def get_force_row(*, user: User, force_id: int) -> Force:
+    """The owner's force alone, or 404 (also for other people's), for pages that keep what
+    they render in a cache keyed on the force's version: its stored evaluation (the
+    largest column) is read only if it is used, its members only through `members_of`."""
+    return get_object_or_404(forces_for(user=user).defer("evaluation"), pk=force_id)
+
+
+def members_of(*, force: Force) -> list[Member]:
+    """An already-authorised force's members in order, with their rolls (two queries)."""
+    members = list(_members().filter(force=force))
+    for member in members:
+        member.force = force  # already in hand: reading it again would cost a query each
+    return members
+
+
+def get_force_version(*, user: User, force_id: int) -> Force:
+    """The owner's force with only what names its version, or 404 (also for other people's).
+
+    Every write to a force or its members moves `updated_at`
+    (`roster.services.refresh_evaluation`), so readers that keep an answer per version
+    read this one row to know whether theirs is still the force as it is.
+    """
+    return get_object_or_404(
+        forces_for(user=user).only("updated_at", "rules_version"), pk=force_id
+    )
+
+
 def get_shared_force(*, token: str) -> Force:
-    """A force whose owner turned its read-only link on, or 404."""
-    return get_object_or_404(_with_members(Force.objects.all()), share_token=token)
+    """A force whose owner turned its read-only link on, or 404 (members: `members_of`)."""
+    return get_object_or_404(Force.objects.all(), share_token=token)
 
 
 def get_member(*, force: Force, member_id: int) -> Member:
