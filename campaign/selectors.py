@@ -210,14 +210,18 @@ def standings(*, campaign: Campaign) -> list[StandingRow]:
 
 
 def _battle_details(battles: QuerySet[Battle]) -> QuerySet[Battle]:
+    # Battles show their forces by name (each battle force's `campaign_force.force`;
+    # `winner` is only ever compared by id), so the forces' stored evaluations, kilobytes
+    # of JSON each, stay in the database instead of being decoded for every row.
     return battles.select_related(
-        "campaign", "recorded_by", "confirmed_by", "voided_by", "winner__force"
+        "campaign", "recorded_by", "confirmed_by", "voided_by"
     ).prefetch_related(
         Prefetch(
             "battle_forces",
             queryset=BattleForce.objects.select_related(
                 "campaign_force__force", "campaign_force__player"
             )
+            .defer("campaign_force__force__evaluation")
             .prefetch_related(
                 Prefetch("member_results", queryset=BattleMemberResult.objects.order_by("id"))
             )
@@ -281,6 +285,8 @@ def level_ups_waiting(*, campaign: Campaign) -> list[LevelUpWaiting]:
         force__campaign_entry__campaign=campaign,
         force__campaign_entry__retired_at__isnull=True,
     ).select_related("force__campaign_entry__player", "force")
+    # Listed by name: each member's force evaluation would be decoded once per member.
+    members = members.defer("force__evaluation")
     if len(rules.level_thresholds) > 1:
         members = members.filter(xp__gte=rules.level_thresholds[1])
     waiting = []

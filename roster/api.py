@@ -7,9 +7,13 @@ through `roster.selectors` (filtered by the caller, so another user's force is a
 writes through `roster.services`, and every number is the engine's stored answer.
 """
 
+import hashlib
 import random
 from typing import Any
 
+from django.core.cache import cache
+from django.http import HttpResponseNotModified
+from django.utils.cache import parse_etags, patch_cache_control
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiExample,
@@ -99,6 +103,43 @@ MEMBER_INDEX = OpenApiParameter(
     description="The member's index in the document's `members` (0 for the first).",
 )
 DETAIL_KEYS = ("name", "resources")
+# An old version's answer is never asked for again (its key names a version the force
+# has moved on from); it only needs to age out.
+DETAIL_CACHE_SECONDS = 600
+IF_NONE_MATCH = OpenApiParameter(
+    "If-None-Match",
+    OpenApiTypes.STR,
+    OpenApiParameter.HEADER,
+    description="The `ETag` of an earlier answer: 304, no body, while the force is unchanged.",
+)
+ETAG = OpenApiParameter(
+    "ETag",
+    OpenApiTypes.STR,
+    OpenApiParameter.HEADER,
+    response=[200, 304],
+    description="Weak validator of this version of the force; send it back in `If-None-Match`.",
+)
+
+
+def _detail_version(force: Force) -> str:
+    """An opaque name for the version of the force the detail shows.
+
+    Every write to a force or its members moves `updated_at` (a share link too); the
+    document format is in it so that a new format is a new version.
+    """
+    seed = f"{force.pk}:{force.updated_at.isoformat()}:{force.rules_version}:{documents.FORMAT}"
+    return hashlib.blake2b(seed.encode(), digest_size=16).hexdigest()
+
+
+def _unchanged_since(request: Request, etag: str) -> bool:
+    """If-None-Match holds the current tag, compared weakly (RFC 9110 13.1.2).
+
+    Not Django's `get_conditional_response`: with no Last-Modified (HTTP dates have
+    whole seconds, and two writes can share one) it would answer 412 to any
+    If-Unmodified-Since, which the RFC says to ignore then.
+    """
+    sent = parse_etags(request.headers.get("If-None-Match", ""))
+    return "*" in sent or etag.removeprefix("W/") in {tag.removeprefix("W/") for tag in sent}
 
 
 def _dice() -> random.Random:
@@ -223,8 +264,18 @@ class ForceListView(ForceApiView):
     get=extend_schema(
         operation_id="rosters_retrieve",
         summary="A saved force: document, stored evaluation, share link",
-        parameters=[FORCE_ID],
-        responses={200: serializers.RosterDetailSerializer, **NOT_FOUND, **COMMON_ERRORS},
+        description=(
+            "Answers carry an `ETag`; send it back in `If-None-Match` to get 304 with no "
+            "body while the force is unchanged. Any change to the force (its members, "
+            "rolls, Resources, name or share link) gives a new tag."
+        ),
+        parameters=[FORCE_ID, IF_NONE_MATCH, ETAG],
+        responses={
+            200: serializers.RosterDetailSerializer,
+            304: OpenApiResponse(description="Not modified: the `ETag` sent is current."),
+            **NOT_FOUND,
+            **COMMON_ERRORS,
+        },
         tags=TAGS,
     ),
     put=extend_schema(
@@ -276,10 +327,37 @@ class ForceListView(ForceApiView):
 class ForceDetailView(ForceApiView):
     serializer_class = serializers.RosterDetailSerializer
 
-    def get(self, request: Request, force_id: int) -> Response:
-        # The document and the stored evaluation need no roll history.
-        force = selectors.get_force(user=request.user, force_id=force_id, with_rolls=False)
-        return Response(self.get_serializer(force).data)
+    def get(self, request: Request, force_id: int) -> Response | HttpResponseNotModified:
+        version = _detail_version(
+            selectors.get_force_version(user=request.user, force_id=force_id)
+        )
+        # Weak: the JSON and the browsable renderings of one version differ byte for byte.
+        etag = f'W/"{version}"'
+        if _unchanged_since(request, etag):
+            response = HttpResponseNotModified()
+        else:
+            response = Response(self.detail_data(force_id, version))
+        response["ETag"] = etag
+        # Per user, and checked with the server every time: a change made elsewhere (the
+        # builder, a campaign) shows at once.
+        patch_cache_control(response, private=True, no_cache=True)
+        return response
+
+    def detail_data(self, force_id: int, version: str) -> dict[str, Any]:
+        """The serialised detail of this version of the force, read and serialised once.
+
+        The links in it name the host asked, so the host is in the key. A write between
+        reading the version and reading the force leaves a newer answer under the older
+        version, never an older one under the newer: the version is read first.
+        """
+        key = f"roster-api-detail:{version}:{self.request.build_absolute_uri('/')}"
+        data = cache.get(key)
+        if data is None:
+            user = self.request.user
+            force = selectors.get_force(user=user, force_id=force_id, with_rolls=False)
+            data = self.get_serializer(force).data
+            cache.set(key, data, DETAIL_CACHE_SECONDS)
+        return data
 
     def put(self, request: Request, force_id: int) -> Response:
         force = self.get_force()

@@ -227,3 +227,22 @@ def test_dashboard_queries_do_not_grow_with_battles(
         assert len(result) == battles
     if read == "level_ups_waiting":
         assert len(result) == (8 if battles >= 3 else 0)
+
+
+def test_lists_by_name_leave_the_forces_evaluations_in_the_database(
+    campaign, alice, bob, red, blue
+):
+    """Battles and level-ups show forces by name; decoding each row's stored evaluation
+    (kilobytes of JSON) was a third of what the dashboard's battle lists cost."""
+    bulk_battles(campaign, red, blue, alice, 3)
+    battles = [
+        *selectors.recent_battles(campaign=campaign),
+        *selectors.pending_confirmations(campaign=campaign, user=bob),
+        selectors.get_battle(campaign=campaign, battle_id=Battle.objects.first().pk),
+    ]
+    forces = [bf.campaign_force.force for b in battles for bf in b.battle_forces.all()]
+    waiting = selectors.level_ups_waiting(campaign=campaign)
+    forces += [w.member.force for w in waiting]
+    assert len(waiting) == 8
+    assert all("evaluation" in force.get_deferred_fields() for force in forces)
+    assert {force.name for force in forces} == {"Red Club", "Blue Club"}

@@ -12,7 +12,10 @@ pytestmark = pytest.mark.django_db
 BASE = "/api/v1/rosters/"
 
 # Per request: the session and its user (2), then the work itself.
-DETAIL_QUERIES = 2 + 2  # the force and its members (no roll history for the document)
+# The force's version; the answer for that version is then kept (roster.api).
+DETAIL_QUERIES = 2 + 1
+# The first time a version is asked for: the force and its members too (no roll history).
+FIRST_DETAIL_QUERIES = DETAIL_QUERIES + 2
 LIST_QUERIES = 2 + 2  # the count, the page (member counts annotated)
 ROLLS_QUERIES = 2 + 3 + 2  # the force as for the detail, the count, the page
 
@@ -51,10 +54,20 @@ def seven(owner):
 @pytest.mark.parametrize("build", [four, seven])
 def test_detail_queries_do_not_grow_with_members(api, owner, django_assert_num_queries, build):
     saved = build(owner)
+    with django_assert_num_queries(FIRST_DETAIL_QUERIES):
+        first = api.get(f"{BASE}{saved.pk}/")
     with django_assert_num_queries(DETAIL_QUERIES):
-        response = api.get(f"{BASE}{saved.pk}/")
-    assert response.status_code == 200
-    assert len(response.json()["document"]["members"]) == saved.members.count()
+        again = api.get(f"{BASE}{saved.pk}/")
+    assert first.status_code == again.status_code == 200
+    assert len(first.json()["document"]["members"]) == saved.members.count()
+    assert again.json() == first.json()
+
+
+def test_a_conditional_detail_reads_only_the_version(api, owner, django_assert_num_queries):
+    saved = seven(owner)
+    with django_assert_num_queries(DETAIL_QUERIES):
+        response = api.get(f"{BASE}{saved.pk}/", HTTP_IF_NONE_MATCH="*")
+    assert response.status_code == 304
 
 
 @pytest.mark.parametrize("forces", [1, 5])
