@@ -162,13 +162,16 @@ def level_thresholds_for(*, force: Force) -> tuple[int, ...]:
     return tuple(entry.campaign.house_rules.level_thresholds)
 
 
-def evaluate_force(*, force: Force) -> Evaluation:
-    """A fresh evaluation from the engine (the stored one is a cache of this)."""
+def evaluate_force(*, force: Force, level_thresholds: tuple[int, ...] | None = None) -> Evaluation:
+    """A fresh evaluation from the engine (the stored one is a cache of this).
+
+    `level_thresholds` when the caller already knows them (`level_thresholds_for`).
+    """
     return evaluate(
         force_document(force=force),
         get_catalogue(),
         verified_rolls=verified_roll_pointers(force=force),
-        level_thresholds=level_thresholds_for(force=force),
+        level_thresholds=level_thresholds or level_thresholds_for(force=force),
     )
 
 

@@ -33,12 +33,16 @@ class RollRefused(ValueError):
 
 def refresh_evaluation(force: Force) -> Force:
     """Store the engine's answer for the force as it now is (the page and API read it)."""
-    fresh = (
-        Force.objects.select_related("campaign_entry__campaign")
-        .prefetch_related("members__rolls")
-        .get(pk=force.pk)
-    )
-    force.evaluation = selectors.evaluate_force(force=fresh).as_dict()
+    # The members as committed now (another request may have changed one of them); not
+    # the stored evaluation, which is about to be replaced.
+    fresh = Force.objects.defer("evaluation").prefetch_related("members__rolls")
+    # The campaign (for its level thresholds) as the caller read it, if it did.
+    knows_campaign = Force.campaign_entry.is_cached(force)
+    if not knows_campaign:
+        fresh = fresh.select_related("campaign_entry__campaign")
+    fresh = fresh.get(pk=force.pk)
+    thresholds = selectors.level_thresholds_for(force=force if knows_campaign else fresh)
+    force.evaluation = selectors.evaluate_force(force=fresh, level_thresholds=thresholds).as_dict()
     # .update() skips auto_now, and any change to a member is a change to the force.
     force.updated_at = timezone.now()
     Force.objects.filter(pk=force.pk).update(

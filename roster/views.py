@@ -700,6 +700,26 @@ def _free_slots(
     return slots
 
 
+class _BuilderUrls(dict):
+    """The member page's form and step URLs by name ("equipment_add" for the
+    "equipment-add" change, "roll", "step_spells"), each reversed once per request and
+    only if the page shows it: the step forms repeat them per row and group."""
+
+    def __init__(self, force_id: int, member_id: int) -> None:
+        super().__init__()
+        self.ids = (force_id, member_id)
+
+    def __missing__(self, name: str) -> str:
+        if name.startswith("step_"):
+            url = reverse("roster:member_step", args=[*self.ids, name.removeprefix("step_")])
+        elif name in ("roll", "pick", "free_pick"):
+            url = reverse(f"roster:{name}", args=self.ids)
+        else:
+            url = reverse("roster:member_edit", args=[*self.ids, name.replace("_", "-")])
+        self[name] = url
+        return url
+
+
 # The builder's steps, in the page's order: each is a section of the page, a partial of
 # its template, and what a change answers with (the card and status come out of band).
 STEPS = ("basics", "club", "free", "purchases", "equipment", "spells")
@@ -742,6 +762,7 @@ def _builder_context(
     return {
         "force": force,
         "member": member,
+        "urls": _BuilderUrls(force.pk, member.pk),
         "card": card,
         "evaluation": evaluation,
         "notice": notice,
