@@ -197,7 +197,8 @@ def build_emma(page: Page, monkeypatch: pytest.MonkeyPatch) -> None:
     # The answer held only the free step; the purchases step refreshes when it comes into
     # view, and now refuses the line taken free (R6: once at creation).
     statistics = purchases.get_by_role("table", name="Statistics")
-    statistics.scroll_into_view_if_needed()
+    # In page script: the step may be swapped for its refresh while Playwright scrolls.
+    page.evaluate("document.getElementById('step-purchases').scrollIntoView()")
     expect(statistics.get_by_role("row", name=re.compile(r"^\+2 HP"))).to_contain_text(
         "already taken"
     )
