@@ -31,8 +31,22 @@ class RollRefused(ValueError):
         self.field = field
 
 
-def refresh_evaluation(force: Force) -> Force:
-    """Store the engine's answer for the force as it now is (the page and API read it)."""
+def refresh_evaluation(force: Force, *, members_in_hand: bool = False) -> Force:
+    """Store the engine's answer for the force as it now is (the page and API read it).
+
+    With `members_in_hand` the caller read the force with its members and their rolls and
+    made its change on those very objects: the answer is worked out from them and stored
+    only if nothing else has written to the force since it was read (its `updated_at`,
+    which every write moves, is checked by the UPDATE itself). If something has, or
+    without `members_in_hand`, the members are read again.
+    """
+    if members_in_hand:
+        evaluation = selectors.evaluate_force(force=force).as_dict()
+        now = timezone.now()
+        unchanged = Force.objects.filter(pk=force.pk, updated_at=force.updated_at)
+        if unchanged.update(evaluation=evaluation, updated_at=now):
+            force.evaluation, force.updated_at = evaluation, now
+            return force
     # The members as committed now (another request may have changed one of them); not
     # the stored evaluation, which is about to be replaced.
     fresh = Force.objects.defer("evaluation").prefetch_related("members__rolls")
@@ -194,8 +208,19 @@ def update_member(*, member: Member, data: Any) -> Member:
     for key, value in _member_fields(parsed).items():
         setattr(member, key, value)
     member.save()
-    refresh_evaluation(member.force)
+    refresh_evaluation(member.force, members_in_hand=_read_with(member.force, member))
     return member
+
+
+def _read_with(force: Force, member: Member) -> bool:
+    """Whether `force` was read with its members and their rolls (`selectors.get_force`)
+    and `member` is one of those very objects, so a change to it is in hand."""
+    members = getattr(force, "_prefetched_objects_cache", {}).get("members")
+    return (
+        members is not None
+        and any(m is member for m in members)
+        and all("rolls" in getattr(m, "_prefetched_objects_cache", {}) for m in members)
+    )
 
 
 @transaction.atomic

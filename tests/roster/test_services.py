@@ -264,3 +264,47 @@ def test_an_imported_rolled_skill_is_unverified(owner):
     document["members"][0]["free_advancements"][0]["method"] = "rolled"
     force = services.import_force(owner=owner, document=document)
     assert force.evaluation["members"][0]["unverified_rolls"] == 1
+
+
+# --- a change made on the members in hand (update_member after selectors.get_force) -----
+
+
+def _in_hand(owner, force_id: int, name: str):
+    force = selectors.get_force(user=owner, force_id=force_id)
+    return force, next(m for m in force.members.all() if m.name == name)
+
+
+def test_a_change_to_members_in_hand_is_evaluated_without_reading_them_again(
+    owner, django_assert_num_queries
+):
+    built = services.import_force(owner=owner, document=legal_force())
+    force, ann = _in_hand(owner, built.pk, "Ann")
+    # The member's UPDATE and the force's conditional UPDATE (plus the savepoint pair the
+    # test's transaction adds): no members or rolls read again.
+    with django_assert_num_queries(4):
+        services.update_member(
+            member=ann, data=selectors.member_json(ann) | {"equipment": ["tool-kit"]}
+        )
+    ann_result = next(m for m in force.evaluation["members"] if m["name"] == "Ann")
+    assert len(ann_result["equipment_costs"]) == len(ann.equipment)
+    assert "tool-kit" in ann.equipment
+    assert Force.objects.get(pk=built.pk).updated_at == force.updated_at
+    assert_cache_fresh(built)
+
+
+def test_a_change_made_meanwhile_is_not_lost_from_the_evaluation(owner):
+    """Two requests read the force; the second to write must not store an evaluation
+    without the first one's change (R11's Resources check would be wrong)."""
+    built = services.import_force(owner=owner, document=legal_force())
+    stale_force, ann = _in_hand(owner, built.pk, "Ann")
+    _, ben = _in_hand(owner, built.pk, "Ben")
+    services.update_member(member=ben, data=selectors.member_json(ben) | {"equipment": ["pistol"]})
+    services.update_member(
+        member=ann, data=selectors.member_json(ann) | {"equipment": ["tool-kit"]}
+    )
+    stored = Force.objects.get(pk=built.pk).evaluation
+    carried = {m["name"]: len(m["equipment_costs"]) for m in stored["members"]}
+    assert carried["Ben"] == len(ben.equipment)  # the pistol, though Ann's request missed it
+    assert carried["Ann"] == len(ann.equipment)
+    assert stale_force.evaluation == stored
+    assert_cache_fresh(built)
