@@ -287,7 +287,10 @@ def run(args: argparse.Namespace, plan: Plan, output: Path, database_url: str) -
         f"interleaved rounds after {plan.warmup} warm-up requests; time around each "
         f"`client.get/post`. The htmx edit alternates adding and removing a medical kit on "
         f"the first member (`equipment-add` / `equipment-remove` with `HX-Request`), each "
-        f"answered with the builder partial and its out-of-band status.{skipped}",
+        f"answered with the step that changed, and the member's card, the force's status and "
+        f"the notice out of band. After an edit the page refreshes each other step as it "
+        f"comes into view; the step refresh row is one such GET (the purchases step), for the "
+        f"cost a player's next scroll adds.{skipped}",
         "",
         *table,
         "",

@@ -70,6 +70,8 @@ def scenarios(client: Client, world: World, document: dict) -> list[Scenario]:
         step: reverse("roster:member_edit", args=[world.force_id, world.member_id, step])
         for step in ("equipment-add", "equipment-remove")
     }
+    # What the page asks for after an edit, for each other step that is in view.
+    step_url = reverse("roster:member_step", args=[world.force_id, world.member_id, "purchases"])
     added = {"flag": False}
 
     def htmx_edit() -> HttpResponse:
@@ -92,6 +94,11 @@ def scenarios(client: Client, world: World, document: dict) -> list[Scenario]:
         Scenario("floor", "floor (tiny template, signed in)", lambda: client.get("/bench/floor/")),
         Scenario("force_page", "force page (7 busy members)", lambda: client.get(force_url)),
         Scenario("htmx_edit", "htmx edit round-trip (member builder)", htmx_edit),
+        Scenario(
+            "step_refresh",
+            "step refresh after an edit (one builder step, htmx GET)",
+            lambda: client.get(step_url, **htmx),
+        ),
         Scenario("api_detail", "roster API detail", lambda: client.get(api_detail)),
         Scenario(
             "dashboard",
