@@ -14,16 +14,13 @@
   // Keyboard users keep their place: when the control they used is gone after a swap
   // (htmx keeps focus on an element whose id survives), focus the step it was in.
   var lastStep = null;
-  var requestsMade = 0;
   document.addEventListener("htmx:beforeRequest", function (event) {
     if (event.target.matches && event.target.matches(".step")) {
       return; // a stale step refreshing itself (below), not something the user did
     }
     var step = event.target.closest ? event.target.closest(".step") : null;
     lastStep = step ? step.id : null;
-    if (step) {
-      step.setAttribute("data-last-request", String(++requestsMade));
-    }
+    touch(step);
   });
   document.addEventListener("htmx:afterSettle", function () {
     var active = document.activeElement;
@@ -41,6 +38,19 @@
   // each is fetched again when it next comes into view. Without this script every change
   // reloads the whole page, so nothing is ever stale.
   var staleSteps = null;
+  // Each step remembers when the player last touched it (typed, chose, submitted), in
+  // the order of a counter, and when its refresh was asked for.
+  var touches = 0;
+  function touch(step) {
+    if (step) {
+      step.setAttribute("data-touched", String(++touches));
+    }
+  }
+  ["input", "change"].forEach(function (name) {
+    document.addEventListener(name, function (event) {
+      touch(event.target.closest ? event.target.closest(".step") : null);
+    });
+  });
   document.addEventListener("builder-changed", function (event) {
     if (!window.htmx || !("IntersectionObserver" in window)) {
       return;
@@ -56,7 +66,7 @@
         }
         var step = entry.target;
         observer.unobserve(step);
-        step.setAttribute("data-refresh-after", String(requestsMade));
+        step.setAttribute("data-refresh-asked", String(touches));
         window.htmx.ajax("GET", step.getAttribute("data-step-url"), {
           source: step,
           target: step,
@@ -72,17 +82,17 @@
   });
 
   // A refresh never swaps a step out from under the player: not while they work in it,
-  // and not once they have changed something there since it was asked for (that answer
-  // is newer). What they submit there comes back fresh anyway.
+  // and not once they have touched it since the refresh was asked for (their input would
+  // be lost, or their own answer is newer). What they submit there comes back fresh.
   document.addEventListener("htmx:beforeSwap", function (event) {
     var config = event.detail.requestConfig;
     var step = config ? config.elt : null;
     if (!step || !step.matches || !step.matches(".step")) {
       return;
     }
-    var asked = Number(step.getAttribute("data-refresh-after") || 0);
-    var changed = Number(step.getAttribute("data-last-request") || 0);
-    if (!step.isConnected || step.contains(document.activeElement) || changed > asked) {
+    var asked = Number(step.getAttribute("data-refresh-asked") || 0);
+    var touched = Number(step.getAttribute("data-touched") || 0);
+    if (!step.isConnected || step.contains(document.activeElement) || touched > asked) {
       event.detail.shouldSwap = false;
     }
   });

@@ -1,0 +1,404 @@
+"""The engine's answers arranged for the builder's templates: member cards with every
+problem in its place (R12), the free advancement slots and their rolls, the builder's
+URLs. Nothing here works out a cost or a rule; it reads the stored evaluation and
+`roster.options`.
+"""
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.urls import reverse
+
+from roster import engine, options
+from roster.models import Member, SkillRoll
+from rules.catalogue import Catalogue, Society
+
+MEMBER_POINTER = re.compile(r"^/members/\d+(/|$)")
+
+
+class _ProblemPool:
+    """The stored evaluation's problems inside one member, handed out to the things they
+    concern (R12 pointers); whatever is left is shown at the top of the card."""
+
+    def __init__(self, evaluation: dict[str, Any], prefix: str) -> None:
+        self.items = [
+            {**p, "kind": kind[:-1]}
+            for kind in ("errors", "warnings")
+            for p in evaluation.get(kind, [])
+            if p["pointer"] == prefix or p["pointer"].startswith(prefix + "/")
+        ]
+        self.prefix = prefix
+
+    def take(self, *relative: str) -> list[dict[str, Any]]:
+        prefixes = [f"{self.prefix}/{r}" for r in relative]
+        taken = [
+            p
+            for p in self.items
+            if any(p["pointer"] == x or p["pointer"].startswith(x + "/") for x in prefixes)
+        ]
+        self.items = [p for p in self.items if p not in taken]
+        return taken
+
+
+@dataclass(slots=True)
+class Entry:
+    """One thing on a member card, with what the engine said about it."""
+
+    label: str
+    detail: str = ""
+    cost: int | None = None
+    problems: list[dict[str, Any]] = field(default_factory=list)
+    item: Any = None  # the catalogue's Equipment, Spell or Skill
+
+
+@dataclass(slots=True)
+class RollEntry:
+    roll: SkillRoll
+    slot_label: str
+    table: str
+    outcome: str
+    by: str
+
+
+@dataclass(slots=True)
+class MemberCard:
+    member: Member
+    index: int
+    pointer: str
+    result: dict[str, Any] | None
+    society: str
+    skills: list[Any]
+    advancements: list[Entry]
+    purchases: list[Entry]
+    equipment: list[Entry]
+    core_schools: list[Entry]
+    spells: list[Entry]
+    spell_extras: list[Entry]
+    level_ups: list[Entry]
+    rolls: list[RollEntry]
+    problems: dict[str, list[dict[str, Any]]]
+
+    @property
+    def error_count(self) -> int:
+        return sum(1 for p in self.all_problems if p["kind"] == "error")
+
+    @property
+    def all_problems(self) -> list[dict[str, Any]]:
+        """Every error and warning of the member, wherever it is shown on the card."""
+        entries = (
+            *self.advancements,
+            *self.level_ups,
+            *self.purchases,
+            *self.equipment,
+            *self.core_schools,
+            *self.spells,
+            *self.spell_extras,
+        )
+        return [
+            *(p for problems in self.problems.values() for p in problems),
+            *(p for entry in entries for p in entry.problems),
+        ]
+
+
+def _slot_label(slot: str) -> str:
+    kind, _, index = slot.partition("/")
+    number = int(index) + 1 if index.isdigit() else index
+    return {"free_advancements": "Free advancement", "level_ups": "Level-up"}.get(
+        kind, kind
+    ) + f" {number}"
+
+
+def roll_outcome(roll: SkillRoll, catalogue: Catalogue) -> str:
+    if roll.outcome == SkillRoll.Outcome.SKILL:
+        skill = catalogue.skills.get(roll.skill)
+        return skill.name if skill else roll.skill
+    if roll.outcome == SkillRoll.Outcome.NATURAL_12:
+        return "Natural 12: roll again on any table"
+    return "Already owned or not allowed: pick freely"
+
+
+def _table_name(slug: str, catalogue: Catalogue) -> str:
+    category = catalogue.skill_categories.get(slug)
+    return category.name if category else slug
+
+
+def _society_label(society: Society | None, member: Member) -> str:
+    if society is None:
+        return member.society
+    return f"{society.name} (choice {member.society_choice})"
+
+
+def advancement_entry(adv: dict[str, Any], society: Society | None, catalogue: Catalogue) -> Entry:
+    line = society.lines.get(adv.get("line")) if society else None
+    if line is None:
+        return Entry(label=f"Line {adv.get('line')}")
+    if line.kind == "statistic":
+        option = line.option_for(adv.get("choice"))
+        if option is not None and line.needs_choice:
+            return Entry(label=options.statistic_label(option.amount, option.statistic))
+        return Entry(label=line.label)
+    skill = catalogue.skills.get(adv.get("skill") or "")
+    how = []
+    if adv.get("method"):
+        how.append(adv["method"])
+    if adv.get("rerolls"):
+        rerolls = adv["rerolls"]
+        how.append(f"{rerolls} re-roll{'s' if rerolls != 1 else ''}")
+    if adv.get("natural_12"):
+        how.append("after a natural 12")
+    return Entry(
+        label=f"{line.label}: {skill.name if skill else 'not chosen yet'}",
+        detail=", ".join(how),
+        item=skill,
+    )
+
+
+def member_card(
+    member: Member,
+    index: int,
+    evaluation: dict[str, Any],
+    catalogue: Catalogue,
+    *,
+    viewer_id: int | None = None,
+) -> MemberCard:
+    """One member as the engine sees it: stats, costs and every problem in its place."""
+    at = f"/members/{index}"
+    results = evaluation.get("members") or []
+    result = results[index] if index < len(results) else None
+    pool = _ProblemPool(evaluation, at)
+    society = catalogue.societies.get(member.society)
+    purchase_costs = result["purchase_costs"] if result else []
+    equipment_costs = result["equipment_costs"] if result else []
+
+    advancements = []
+    for k, adv in enumerate(member.free_advancements):
+        entry = advancement_entry(adv, society, catalogue)
+        entry.problems = pool.take(f"free_advancements/{k}")
+        advancements.append(entry)
+    level_ups = []
+    for k, adv in enumerate(member.level_ups):
+        entry = advancement_entry(adv, society, catalogue)
+        entry.problems = pool.take(f"level_ups/{k}")
+        level_ups.append(entry)
+
+    purchases = []
+    for k, purchase in enumerate(member.purchases):
+        if "skill" in purchase:
+            skill = catalogue.skills.get(purchase["skill"])
+            entry = Entry(label=skill.name if skill else purchase["skill"], item=skill)
+            if skill is not None:
+                entry.detail = f"{catalogue.skill_categories[skill.category].name} skill"
+        else:
+            entry = advancement_entry(purchase, society, catalogue)
+        entry.cost = purchase_costs[k] if k < len(purchase_costs) else None
+        entry.problems = pool.take(f"purchases/{k}")
+        purchases.append(entry)
+
+    equipment = []
+    for k, slug in enumerate(member.equipment):
+        item = catalogue.equipment.get(slug)
+        equipment.append(
+            Entry(
+                label=item.name if item else slug,
+                cost=equipment_costs[k] if k < len(equipment_costs) else None,
+                problems=pool.take(f"equipment/{k}"),
+                item=item,
+            )
+        )
+
+    core_schools = [
+        Entry(
+            label=catalogue.spell_schools.get(slug, slug),
+            problems=pool.take(f"core_schools/{k}"),
+        )
+        for k, slug in enumerate(member.core_schools)
+    ]
+    spells = []
+    for k, slug in enumerate(member.spells):
+        spell = catalogue.spells.get(slug)
+        spells.append(
+            Entry(
+                label=spell.name if spell else slug,
+                problems=pool.take(f"spells/{k}"),
+                item=spell,
+            )
+        )
+    spell_extras = []
+    if member.spell_focus:
+        spell_extras.append(Entry(label="Spell Focus", problems=pool.take("spell_focus")))
+    if member.mastery:
+        mastered = catalogue.spells.get(member.mastery)
+        spell_extras.append(
+            Entry(
+                label="Mastery",
+                detail=mastered.name if mastered else member.mastery,
+                problems=pool.take("mastery"),
+            )
+        )
+
+    problems = {
+        "basics": pool.take("name", "role", "base"),
+        "club": pool.take("club"),
+        "free": pool.take("free_advancements"),
+        "purchases": pool.take("purchases"),
+        "equipment": pool.take("equipment"),
+        "spells": pool.take("core_schools", "spells", "spell_focus", "mastery"),
+        "levels": pool.take("xp", "level_ups"),
+    }
+    problems["other"] = pool.items
+
+    rolls = [
+        RollEntry(
+            roll=roll,
+            slot_label=_slot_label(roll.slot),
+            table=_table_name(roll.table, catalogue),
+            outcome=roll_outcome(roll, catalogue),
+            by=(
+                ""
+                if viewer_id is None
+                else "you"
+                if roll.rolled_by_id == viewer_id
+                else "a deleted account"
+                if roll.rolled_by_id is None
+                else "another player"
+            ),
+        )
+        for roll in member.rolls.all()
+    ]
+    skills = [catalogue.skills[key] for key in (result["skills"] if result else [])]
+    return MemberCard(
+        member=member,
+        index=index,
+        pointer=at,
+        result=result,
+        society=_society_label(society, member),
+        skills=skills,
+        advancements=advancements,
+        purchases=purchases,
+        equipment=equipment,
+        core_schools=core_schools,
+        spells=spells,
+        spell_extras=spell_extras,
+        level_ups=level_ups,
+        rolls=rolls,
+        problems=problems,
+    )
+
+
+def force_problems(evaluation: dict[str, Any]) -> list[dict[str, Any]]:
+    """Problems of the whole force (`/members`, `/resources`, ...), not of one member."""
+    return [
+        {**p, "kind": kind[:-1]}
+        for kind in ("errors", "warnings")
+        for p in evaluation.get(kind, [])
+        if not MEMBER_POINTER.match(p["pointer"])
+    ]
+
+
+# --- the member builder ------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class FreeSlot:
+    """A free advancement slot of the builder (R4, R5) and where its roll stands."""
+
+    index: int
+    slot: str
+    advancement: dict[str, Any] | None
+    entry: Entry | None
+    current_key: str | None
+    category: Any  # the skill line's SkillCategory, or None
+    state: str  # empty | statistic | to-roll | natural-12 | pick-freely | rolled | picked
+    last_roll: SkillRoll | None
+    last_roll_table: str
+    last_roll_outcome: str
+    has_rolls: bool
+    line_options: tuple[options.Option, ...]
+    pick_options: tuple[options.Option, ...]
+    free_choices: list[Any]
+    can_clear: bool
+
+
+def free_slots(
+    member: Member, data: dict[str, Any], card: MemberCard, catalogue: Catalogue
+) -> list[FreeSlot]:
+    society = catalogue.societies.get(member.society)
+    advancements = data["free_advancements"]
+    slots = []
+    # R4: two slots; the second once the first is taken (and any extra an import brought).
+    shown = max(min(len(advancements) + 1, engine.FREE_ADVANCEMENTS), len(advancements))
+    for index in range(shown):
+        slot = f"free_advancements/{index}"
+        adv = advancements[index] if index < len(advancements) else None
+        line = society.lines.get(adv["line"]) if (society and adv) else None
+        rolls = [r for r in member.rolls.all() if r.slot == slot]
+        last = rolls[-1] if rolls else None
+        category = None
+        state = "empty"
+        if adv is not None:
+            state = "statistic"
+        if line is not None and line.kind == "skill":
+            category = catalogue.skill_categories.get(line.skill_category)
+            if adv.get("skill"):
+                state = "picked" if adv.get("method") == "picked" else "rolled"
+            elif last and last.outcome == SkillRoll.Outcome.NATURAL_12 and adv.get("natural_12"):
+                state = "natural-12"
+            elif last and last.outcome == SkillRoll.Outcome.PICK_FREELY:
+                state = "pick-freely"
+            else:
+                state = "to-roll"
+        current_key = None
+        if adv is not None:
+            choice = adv.get("choice")
+            current_key = f"{adv['line']}:{choice}" if choice else str(adv["line"])
+        slots.append(
+            FreeSlot(
+                index=index,
+                slot=slot,
+                advancement=adv,
+                entry=card.advancements[index] if adv is not None else None,
+                current_key=current_key,
+                category=category,
+                state=state,
+                last_roll=last,
+                last_roll_table=_table_name(last.table, catalogue) if last else "",
+                last_roll_outcome=roll_outcome(last, catalogue) if last else "",
+                has_rolls=bool(rolls),
+                line_options=options.free_advancement_options(data, catalogue, index),
+                pick_options=(
+                    options.pick_options(
+                        data, catalogue, "free_advancements", index, category.slug
+                    )
+                    if category is not None
+                    else ()
+                ),
+                free_choices=(
+                    [catalogue.skills[k] for k in last.choices if k in catalogue.skills]
+                    if state == "pick-freely" and last
+                    else []
+                ),
+                can_clear=adv is not None and index == len(advancements) - 1,
+            )
+        )
+    return slots
+
+
+class BuilderUrls(dict):
+    """The member page's form and step URLs by name ("equipment_add" for the
+    "equipment-add" change, "roll", "step_spells"), each reversed once per request and
+    only if the page shows it: the step forms repeat them per row and group."""
+
+    def __init__(self, force_id: int, member_id: int) -> None:
+        super().__init__()
+        self.ids = (force_id, member_id)
+
+    def __missing__(self, name: str) -> str:
+        if name.startswith("step_"):
+            url = reverse("roster:member_step", args=[*self.ids, name.removeprefix("step_")])
+        elif name in ("roll", "pick", "free_pick"):
+            url = reverse(f"roster:{name}", args=self.ids)
+        else:
+            url = reverse("roster:member_edit", args=[*self.ids, name.replace("_", "-")])
+        self[name] = url
+        return url
