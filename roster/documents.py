@@ -348,37 +348,63 @@ def _purchase(raw: dict[str, Any]) -> Purchase:
     )
 
 
-def _club(raw: dict[str, Any]) -> dict[str, Any]:
-    return {"club_name": raw["name"], "society": raw["society"], "society_choice": raw["choice"]}
+def _advancements(raw: list[dict[str, Any]]) -> tuple[Advancement, ...]:
+    return tuple(_advancement(a) for a in raw)
 
 
-# Each property of a member's JSON as the `Member` fields it fills.
+def _purchases(raw: list[dict[str, Any]]) -> tuple[Purchase, ...]:
+    return tuple(_purchase(p) for p in raw)
+
+
+def _base(raw: dict[str, Any]) -> dict[str, int]:
+    return {stat: _whole(raw[stat]) for stat in ("ME", "RA", "CA", "DF")}
+
+
+def _member(raw: dict[str, Any]) -> Member:
+    club = raw["club"]
+    return Member(
+        name=raw["name"],
+        role=raw.get("role", "student"),
+        club_name=club["name"],
+        society=club["society"],
+        society_choice=club["choice"],
+        base=_base(raw["base"]),
+        free_advancements=_advancements(raw.get("free_advancements", [])),
+        purchases=_purchases(raw.get("purchases", [])),
+        equipment=tuple(raw.get("equipment", [])),
+        core_schools=tuple(raw.get("core_schools", [])),
+        spells=tuple(raw.get("spells", [])),
+        spell_focus=raw.get("spell_focus", False),
+        mastery=raw.get("mastery"),
+        xp=_whole(raw.get("xp", 0)),
+        level_ups=_advancements(raw.get("level_ups", [])),
+    )
+
+
+# Each property of a member's JSON as the `Member` fields it fills (for `with_fields`).
 _FIELDS: Mapping[str, Callable[[Any], dict[str, Any]]] = {
     "name": lambda raw: {"name": raw},
     "role": lambda raw: {"role": raw},
-    "club": _club,
-    "base": lambda raw: {"base": {stat: _whole(raw[stat]) for stat in ("ME", "RA", "CA", "DF")}},
-    "free_advancements": lambda raw: {"free_advancements": tuple(_advancement(a) for a in raw)},
-    "purchases": lambda raw: {"purchases": tuple(_purchase(p) for p in raw)},
+    "club": lambda raw: {
+        "club_name": raw["name"],
+        "society": raw["society"],
+        "society_choice": raw["choice"],
+    },
+    "base": lambda raw: {"base": _base(raw)},
+    "free_advancements": lambda raw: {"free_advancements": _advancements(raw)},
+    "purchases": lambda raw: {"purchases": _purchases(raw)},
     "equipment": lambda raw: {"equipment": tuple(raw)},
     "core_schools": lambda raw: {"core_schools": tuple(raw)},
     "spells": lambda raw: {"spells": tuple(raw)},
     "spell_focus": lambda raw: {"spell_focus": raw},
     "mastery": lambda raw: {"mastery": raw},
     "xp": lambda raw: {"xp": _whole(raw)},
-    "level_ups": lambda raw: {"level_ups": tuple(_advancement(a) for a in raw)},
+    "level_ups": lambda raw: {"level_ups": _advancements(raw)},
 }
 _FAST_FIELD_VALIDATORS = {
     name: jsonschema_rs.validator_for(schema)
     for name, schema in MEMBER_SCHEMA["properties"].items()
 }
-
-
-def _member(raw: dict[str, Any]) -> Member:
-    values: dict[str, Any] = {}
-    for key, value in raw.items():
-        values.update(_FIELDS[key](value))
-    return Member(**values)
 
 
 def parse(data: Any) -> Roster:
