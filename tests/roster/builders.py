@@ -3,6 +3,8 @@
 import copy
 from typing import Any
 
+from rest_framework.test import APIClient
+
 
 def emma() -> dict[str, Any]:
     """The rulebook's Emma, as in the engine issue's example (R1, R2, R4, R5)."""
@@ -83,3 +85,10 @@ def legal_force(**first_member_changes: Any) -> dict[str, Any]:
     first = emma()
     first.update(first_member_changes)
     return force(first, student("Ann"), student("Ben"), student("Cat"))
+
+
+def signed_in(user) -> APIClient:
+    """An API client with `user`'s session, as a browser calling the API would have."""
+    client = APIClient()
+    client.force_login(user)
+    return client

@@ -6,34 +6,16 @@ last tag gets 304 only while nothing changed.
 """
 
 import pytest
-from django.contrib.auth import get_user_model
-from rest_framework.test import APIClient
 
 from campaign import services as campaign_services
 from roster import api, selectors, services
 from roster.models import Force
 from tests.campaign.conftest import freeform_force, make_user, record
-from tests.roster.builders import legal_force, student
+from tests.roster.builders import legal_force, signed_in, student
 from tests.roster.test_rolls import ScriptedDice
 
 pytestmark = pytest.mark.django_db
 BASE = "/api/v1/rosters/"
-
-
-@pytest.fixture
-def owner():
-    return get_user_model().objects.create_user("owner", password="pw-owner-1234")
-
-
-def signed_in(user) -> APIClient:
-    client = APIClient()
-    client.force_login(user)
-    return client
-
-
-@pytest.fixture
-def owner_api(owner):
-    return signed_in(owner)
 
 
 @pytest.fixture

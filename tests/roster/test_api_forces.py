@@ -3,7 +3,6 @@
 import json
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from rest_framework.test import APIClient
 from rest_framework.throttling import UserRateThrottle
@@ -11,37 +10,11 @@ from rest_framework.throttling import UserRateThrottle
 from accounts.tokens import create_api_token
 from roster import api, selectors, services
 from roster.models import Force, SkillRoll
-from tests.roster.builders import legal_force, student
+from tests.roster.builders import legal_force, signed_in, student
 from tests.roster.test_rolls import ScriptedDice
 
 pytestmark = pytest.mark.django_db
 BASE = "/api/v1/rosters/"
-
-
-@pytest.fixture
-def owner():
-    return get_user_model().objects.create_user("owner", password="pw-owner-1234")
-
-
-@pytest.fixture
-def stranger():
-    return get_user_model().objects.create_user("stranger", password="pw-stranger-1234")
-
-
-def signed_in(user) -> APIClient:
-    client = APIClient()
-    client.force_login(user)
-    return client
-
-
-@pytest.fixture
-def owner_api(owner):
-    return signed_in(owner)
-
-
-@pytest.fixture
-def stranger_api(stranger):
-    return signed_in(stranger)
 
 
 def send(client, method: str, url: str, body=None):

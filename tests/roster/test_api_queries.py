@@ -1,7 +1,6 @@
 """The roster API's query counts do not grow with members, forces or rolls."""
 
 import pytest
-from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 
 from roster import services
@@ -18,11 +17,6 @@ DETAIL_QUERIES = 2 + 1
 FIRST_DETAIL_QUERIES = DETAIL_QUERIES + 2
 LIST_QUERIES = 2 + 2  # the count, the page (member counts annotated)
 ROLLS_QUERIES = 2 + 3 + 2  # the force as for the detail, the count, the page
-
-
-@pytest.fixture
-def owner():
-    return get_user_model().objects.create_user("owner", password="pw-owner-1234")
 
 
 @pytest.fixture

@@ -3,7 +3,6 @@
 import random
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.http import Http404
 
 from roster import selectors, services
@@ -13,16 +12,6 @@ from tests.roster.builders import emma, legal_force, student
 from tests.roster.test_rolls import ScriptedDice
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def owner():
-    return get_user_model().objects.create_user("owner", password="pw-owner-1234")
-
-
-@pytest.fixture
-def stranger():
-    return get_user_model().objects.create_user("stranger", password="pw-stranger-1234")
 
 
 def assert_cache_fresh(force: Force) -> None:

@@ -18,11 +18,6 @@ from tests.roster.test_rolls import ScriptedDice
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def owner(django_user_model):
-    return django_user_model.objects.create_user("owner", password="pw-owner-1234")
-
-
 def build(owner, size: int):
     """A force of `size` members, each rolling once on a skill line (rolls are shown too)."""
     members = [emma()] + [

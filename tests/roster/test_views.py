@@ -20,11 +20,6 @@ def html(response) -> str:
 
 
 @pytest.fixture
-def owner(django_user_model):
-    return django_user_model.objects.create_user("owner", password="pw-owner-1234")
-
-
-@pytest.fixture
 def stranger(django_user_model):
     return django_user_model.objects.create_user("stranger", password="pw-stranger-1234")
 

@@ -21,11 +21,6 @@ def html(response) -> str:
 
 
 @pytest.fixture
-def owner(django_user_model):
-    return django_user_model.objects.create_user("owner", password="pw-owner-1234")
-
-
-@pytest.fixture
 def browser(client, owner):
     client.force_login(owner)
     return client
