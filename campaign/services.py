@@ -323,6 +323,12 @@ def update_house_rules(*, campaign: Campaign, by: AbstractBaseUser, **values: An
     _store_rules(campaign, after)
     campaign.save()
     _store_rules(given, after)  # the caller's instance shows the new rules too
+    if after.level_thresholds != before.level_thresholds:
+        # R16: levels, and the level-ups still to take, follow the new thresholds; the
+        # stored evaluations (pages, API, standings) must say so now, not at each force's
+        # next change (`_sync_resources` re-evaluates, and keeps R11's Resources in step).
+        for entry in campaign.forces.all():
+            _sync_resources(entry)
     described = "; ".join(
         f"{progression.LABELS[name]} {old} -> {new}" for name, (old, new) in changes.items()
     )
