@@ -328,9 +328,7 @@ class ForceDetailView(ForceApiView):
     serializer_class = serializers.RosterDetailSerializer
 
     def get(self, request: Request, force_id: int) -> Response | HttpResponseNotModified:
-        version = _detail_version(
-            selectors.get_force_version(user=request.user, force_id=force_id)
-        )
+        version = _detail_version(selectors.get_force_row(user=request.user, force_id=force_id))
         # Weak: the JSON and the browsable renderings of one version differ byte for byte.
         etag = f'W/"{version}"'
         if _unchanged_since(request, etag):

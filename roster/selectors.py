@@ -49,9 +49,11 @@ def get_force(
 
 
 def get_force_row(*, user: User, force_id: int) -> Force:
-    """The owner's force alone, or 404 (also for other people's), for pages that keep what
-    they render in a cache keyed on the force's version: its stored evaluation (the
-    largest column) is read only if it is used, its members only through `members_of`."""
+    """The owner's force alone, or 404 (also for other people's), for readers that keep
+    their answer in a cache keyed on the force's version (every write to a force or its
+    members moves `updated_at`, `roster.services.refresh_evaluation`): its stored
+    evaluation (the largest column) is read only if used, its members only through
+    `members_of`."""
     return get_object_or_404(forces_for(user=user).defer("evaluation"), pk=force_id)
 
 
@@ -61,18 +63,6 @@ def members_of(*, force: Force) -> list[Member]:
     for member in members:
         member.force = force  # already in hand: reading it again would cost a query each
     return members
-
-
-def get_force_version(*, user: User, force_id: int) -> Force:
-    """The owner's force with only what names its version, or 404 (also for other people's).
-
-    Every write to a force or its members moves `updated_at`
-    (`roster.services.refresh_evaluation`), so readers that keep an answer per version
-    read this one row to know whether theirs is still the force as it is.
-    """
-    return get_object_or_404(
-        forces_for(user=user).only("updated_at", "rules_version"), pk=force_id
-    )
 
 
 def get_shared_force(*, token: str) -> Force:
