@@ -57,6 +57,16 @@ def get_force_row(*, user: User, force_id: int) -> Force:
     return get_object_or_404(forces_for(user=user).defer("evaluation"), pk=force_id)
 
 
+def force_to_evaluate(*, force_id: int, with_campaign: bool) -> Force:
+    """A force as committed now, with its members and their rolls, for a fresh evaluation;
+    not its stored evaluation, which that replaces. With its campaign (level thresholds)
+    unless the caller already holds it."""
+    forces = _with_members(Force.objects.defer("evaluation"))
+    if with_campaign:
+        forces = forces.select_related("campaign_entry__campaign")
+    return forces.get(pk=force_id)
+
+
 def members_of(*, force: Force) -> list[Member]:
     """An already-authorised force's members in order, with their rolls (two queries)."""
     members = list(_members().filter(force=force))

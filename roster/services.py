@@ -47,14 +47,10 @@ def refresh_evaluation(force: Force, *, members_in_hand: bool = False) -> Force:
         if unchanged.update(evaluation=evaluation, updated_at=now):
             force.evaluation, force.updated_at = evaluation, now
             return force
-    # The members as committed now (another request may have changed one of them); not
-    # the stored evaluation, which is about to be replaced.
-    fresh = Force.objects.defer("evaluation").prefetch_related("members__rolls")
-    # The campaign (for its level thresholds) as the caller read it, if it did.
+    # The members as committed now (another request may have changed one of them), and
+    # the campaign (for its level thresholds) as the caller read it, if it did.
     knows_campaign = Force.campaign_entry.is_cached(force)
-    if not knows_campaign:
-        fresh = fresh.select_related("campaign_entry__campaign")
-    fresh = fresh.get(pk=force.pk)
+    fresh = selectors.force_to_evaluate(force_id=force.pk, with_campaign=not knows_campaign)
     thresholds = selectors.level_thresholds_for(force=force if knows_campaign else fresh)
     force.evaluation = selectors.evaluate_force(force=fresh, level_thresholds=thresholds).as_dict()
     # .update() skips auto_now, and any change to a member is a change to the force.
