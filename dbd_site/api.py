@@ -14,6 +14,8 @@ from rest_framework.response import Response
 from rest_framework.reverse import reverse
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from dbd_site.errors import DomainError
+
 
 @extend_schema(
     summary="Links to the API's parts",
@@ -54,6 +56,9 @@ def _flatten(detail: Any, pointer: str = "") -> list[dict[str, str]]:
 
 
 def exception_handler(exc: Exception, context: dict) -> Response | None:
+    """Every refusal in the one error shape; a `DomainError`'s status from `HTTP_STATUS`."""
+    if isinstance(exc, DomainError):
+        return Response(exc.as_dict(), status=exc.status)
     # Django's own 404 and 403 become DRF's, so they get the same error shape.
     if isinstance(exc, Http404):
         exc = exceptions.NotFound()

@@ -6,6 +6,8 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.cache import patch_vary_headers
 
+from dbd_site.errors import DomainError
+
 
 def is_htmx(request: HttpRequest) -> bool:
     htmx = getattr(request, "htmx", None)
@@ -27,3 +29,31 @@ def render_page(
     # Same URL, two answers: caches must keep them apart.
     patch_vary_headers(response, ("HX-Request",))
     return response
+
+
+def refusal_messages(error: DomainError) -> list[str]:
+    """A refusal's problems as sentences for a page (the pointers are for the API)."""
+    return [problem.message for problem in error.problems]
+
+
+def add_refusal_to_form(form: Any, error: DomainError, fields: dict[str, str]) -> None:
+    """Put each problem of a refusal beside the form field its pointer names.
+
+    `fields` maps a pointer (or the start of one) to a form field, e.g.
+    {"/name": "name", "/resources": "resources"}; any other problem is the form's own.
+    """
+    for problem in error.problems:
+        field = next(
+            (
+                name
+                for at, name in fields.items()
+                if problem.pointer == at or problem.pointer.startswith(at + "/")
+            ),
+            None,
+        )
+        form.add_error(field, problem.message)
+
+
+def refusal_status(error: DomainError) -> int:
+    """The page's status for a refusal: the same table as the API's."""
+    return error.status
