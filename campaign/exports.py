@@ -339,7 +339,6 @@ def _import(data: dict[str, Any], *, reuse_users: bool) -> Campaign:
             SkillRoll.objects.filter(pk=made.pk).update(
                 created_at=_datetime(roll["created_at"], "roll created_at")
             )
-        roster_services.refresh_evaluation(force)
         forces.append(
             CampaignForce.objects.create(
                 campaign=campaign,
@@ -443,6 +442,10 @@ def _import(data: dict[str, Any], *, reuse_users: bool) -> Campaign:
         )
         for i, e in enumerate(data["log"])
     )
+    # Each copy evaluated under the campaign's policy (its thresholds; Resources = cost
+    # plus the ledger's balance), now that its ledger is in.
+    for cf in forces:
+        roster_services.refresh(force=cf.force, description="imported")
     # Last, so nothing above moves them: the roster forces' own timestamps.
     for force_pk, entry in timestamps:
         Force.objects.filter(pk=force_pk).update(
