@@ -19,8 +19,7 @@ class StrictSerializer(serializers.Serializer):
                     {
                         key: [
                             serializers.ErrorDetail(
-                                f"'{key}' is not a key of this object; allowed keys: "
-                                f"{allowed}.",
+                                f"'{key}' is not a key of this object; allowed keys: {allowed}.",
                                 code="unknown-key",
                             )
                         ]

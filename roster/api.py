@@ -36,7 +36,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.reverse import reverse
 
-from dbd_site.errors import Invalid, PreconditionFailed, Problem
+from dbd_site.errors import Invalid, Problem
 from roster import documents, engine, selectors, serializers, services
 from roster.models import Force, Member
 from roster.schema import DOCUMENT_REF, PATCH_SCHEMA
@@ -159,11 +159,16 @@ def _dice() -> random.Random:
     return random.SystemRandom()
 
 
+# What `_if_match` answers for a tag that names no version of this force: no version
+# matches it, so the write answers 412, after the body has been checked (400 first).
+NO_SUCH_VERSION = -1
+
+
 def _if_match(request: Request, force: Force) -> int | None:
-    """The force's version an `If-Match` names (checked again under the write's lock), or
-    None without the header. A tag of another force or format, or not ours, fails (412).
-    Tags are compared by their opaque value, weak or not (a client sends back the tag it
-    was given; RFC 9110 13.1.1 asks for strong comparison, which weak tags never pass)."""
+    """The force's version an `If-Match` names (checked under the write's lock), None
+    without the header. Tags are compared by their opaque value, weak or not (a client
+    sends back the tag it was given; RFC 9110 13.1.1's strong comparison would never
+    pass the weak tags this API gives)."""
     header = request.headers.get("If-Match")
     if header is None:
         return None
@@ -174,10 +179,7 @@ def _if_match(request: Request, force: Force) -> int | None:
         version, _, digest = tag.removeprefix("W/").strip('"').partition(".")
         if digest == _tag_digest(force) and version.isascii() and version.isdigit():
             return int(version)
-    raise PreconditionFailed(
-        "precondition-failed",
-        "If-Match names no version of this force; read it again (its ETag) and resend.",
-    )
+    return NO_SUCH_VERSION
 
 
 class ForceApiView(GenericAPIView):
@@ -395,18 +397,23 @@ class ForceDetailView(ForceApiView):
         body = request.data
         if not isinstance(body, dict):
             raise Invalid("wrong-type", "Send an object with some of: name, resources, members.")
-        unknown = sorted(set(body) - set(PATCH_KEYS))
-        if unknown:
-            raise Invalid.of(
-                [
-                    Problem(
-                        documents.pointer(key),
-                        "unknown-key",
-                        f"'{key}' cannot be patched; allowed keys: {', '.join(PATCH_KEYS)}.",
-                    )
-                    for key in unknown
-                ]
+        problems = [
+            Problem(
+                documents.pointer(key),
+                "unknown-key",
+                f"'{key}' cannot be patched; allowed keys: {', '.join(PATCH_KEYS)}.",
             )
+            for key in sorted(set(body) - set(PATCH_KEYS))
+        ]
+        header = {
+            "format": documents.FORMAT,
+            "name": body.get("name", force.name),
+            "resources": body.get("resources", force.resources),
+            "members": body.get("members", []),
+        }
+        problems += documents.shape_problems(header)  # all reported at once (R12)
+        if problems:
+            raise Invalid.of(problems)
         services.patch_document(
             force=force, actor=request.user, changes=body, if_match=_if_match(request, force)
         )
@@ -414,8 +421,7 @@ class ForceDetailView(ForceApiView):
 
     def delete(self, request: Request, force_id: int) -> Response:
         force = self.get_force()
-        _if_match(request, force)
-        services.delete_force(force=force, actor=request.user)
+        services.delete_force(force=force, actor=request.user, if_match=_if_match(request, force))
         return Response(status=204)
 
 

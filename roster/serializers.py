@@ -9,7 +9,6 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from dbd_site.serializers import StrictSerializer
-
 from roster import documents, engine, selectors
 from roster.models import Force, SkillRoll
 from roster.schema import DOCUMENT_REF

@@ -122,10 +122,11 @@ def _verified(draft: Draft) -> set[str]:
 
 def _check_version(force: Force, *, if_match: int | None, made_on: int | None) -> None:
     if if_match is not None and if_match != force.version:
+        named = f"version {if_match}" if if_match >= 0 else "no version of this force"
         raise PreconditionFailed(
             "precondition-failed",
-            f"If-Match names version {if_match}; the force is at version {force.version}. "
-            "Read it again and resend the change.",
+            f"If-Match names {named}; the force is at version {force.version}. Read it "
+            "again (its ETag) and resend the change.",
         )
     if made_on is not None and made_on != force.version:
         raise Conflict(
@@ -196,7 +197,18 @@ def _write(
             proposal.after = evaluation
         _store(locked, rows, before, draft, evaluation)
         policy.settle(proposal, verdict)
+        _show_on(force, locked)
         return Written(locked, value)
+
+
+# What a write changes on the force row, shown on the caller's own instance too.
+_FORCE_FIELDS = ("name", "resources", "evaluation", "version", "updated_at", "share_token")
+
+
+def _show_on(given: Force, stored: Force) -> None:
+    if given is not stored:
+        for name in _FORCE_FIELDS:
+            setattr(given, name, getattr(stored, name))
 
 
 def _store(
@@ -258,6 +270,7 @@ def _touch(force: Force, command: Command, change: Callable[[Force], None]) -> F
         change(locked)
         locked.version += 1
         locked.save()
+        _show_on(force, locked)
         return locked
 
 
@@ -407,11 +420,14 @@ def patch_document(
     return _write(force, command, change, if_match=if_match).force
 
 
-def delete_force(*, force: Force, actor: AbstractBaseUser | None) -> None:
+def delete_force(
+    *, force: Force, actor: AbstractBaseUser | None, if_match: int | None = None
+) -> None:
     with transaction.atomic():
         policy = policy_for(force)
         policy.lock()
         locked = Force.objects.select_for_update().get(pk=force.pk)
+        _check_version(locked, if_match=if_match, made_on=None)
         policy.permit(Command("delete", actor), locked)
         locked.delete()
 

@@ -10,6 +10,7 @@ everything works as plain HTML forms (POST, then redirect) without JavaScript.
 
 import json
 import random
+import re
 from collections.abc import Callable
 from functools import cache
 from typing import Any
@@ -470,7 +471,15 @@ def made_on(request: HttpRequest) -> int | None:
 
 
 def _refused(section: str, exc: DomainError) -> Rejected:
-    return Rejected(section, *refusal_messages(exc), status=exc.status)
+    """A refusal of the write path, in words beside the step: a problem inside a member
+    is said relative to the member ("purchases, entry 1: ...")."""
+    texts = [
+        _problem_text(Problem(re.sub(r"^/members/\d+", "", p.pointer), p.code, p.message))
+        if p.pointer.startswith("/members/")
+        else p.message
+        for p in exc.problems
+    ]
+    return Rejected(section, *texts, status=exc.status)
 
 
 @login_required
