@@ -640,6 +640,7 @@ def take_level_up(
         member_id=current.pk,
         advancement=advancement,
         rng=rng,
+        description=f"{current.name} took a level-up (line {line})",
     )
 
 

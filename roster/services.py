@@ -738,6 +738,7 @@ def take_level_up(
     member_id: int,
     advancement: dict[str, Any],
     rng: random.Random | None = None,
+    description: str = "a level-up",
 ) -> Member:
     """Add a level-up (R17): `advancement` is `{"line": n}` (with `choice` on an "or"
     line) or a picked skill; a skill line without a skill is rolled on the server (R5).
@@ -799,7 +800,7 @@ def take_level_up(
             # Pointers relative to what the caller sent: `/line`, `/choice`, `/skill`.
             raise Invalid.of([Problem(p.pointer[len(at) :] or "", p.code, p.message) for p in new])
 
-    command = Command("take-level-up", actor, "a level-up", member_id=member_id)
+    command = Command("take-level-up", actor, description, member_id=member_id)
     _write(force, command, change, check=check)
     return Member.objects.get(pk=member_id)
 
