@@ -356,6 +356,10 @@ def _builder_context(
     data = selectors.member_json(member)
     forms = forms or {}
     owned = set(card.result["skills"]) if card.result else set()
+    # A campaign copy's member who has fought is changed between battles (R17a): what
+    # is bought is paid from the campaign's ledger, at the price shown.
+    policy = policy_for(force)
+    between_battles = member.pk in policy.fixed_members()
 
     def spells_known() -> list[tuple[int, Entry, int]]:
         slots = options.known_spell_slots(data, catalogue)
@@ -381,7 +385,11 @@ def _builder_context(
         or ClubForm(catalogue=catalogue, initial=ClubForm.initial_for(data)),
         "free_slots": cache(lambda: free_slots(member, data, card, catalogue)),
         "tables": list(catalogue.skill_categories.values()),
-        "purchase_groups": cache(lambda: options.purchase_options(data, catalogue)),
+        "purchase_groups": cache(
+            lambda: options.purchase_options(data, catalogue, between_battles=between_battles)
+        ),
+        "between_battles": between_battles,
+        "ledger_balance": cache(policy.balance),
         "equipment_groups": cache(lambda: options.equipment_options(data, catalogue)),
         "equipment_items": catalogue.equipment,
         "spell_groups": cache(lambda: options.spell_options(data, catalogue)),
