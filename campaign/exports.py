@@ -36,6 +36,7 @@ from campaign.models import (
     LedgerEntry,
 )
 from campaign.progression import HouseRules, InvalidHouseRules
+from dbd_site.errors import DomainError
 from roster import selectors as roster_selectors
 from roster import services as roster_services
 from roster.documents import MalformedDocument
@@ -267,7 +268,7 @@ def import_campaign(*, data: Any, reuse_users: bool = False) -> Campaign:
         return _import(data, reuse_users=reuse_users)
     except CampaignImportError:
         raise
-    except MalformedDocument as exc:
+    except (MalformedDocument, DomainError) as exc:
         problems = "; ".join(f"{p.pointer}: {p.message}" for p in exc.problems[:5])
         raise CampaignImportError(
             f"A force is not a valid dbd-roster/1 document: {problems}"
