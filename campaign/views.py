@@ -849,7 +849,18 @@ def battle_void(request: HttpRequest, campaign_id: int, battle_id: int) -> HttpR
                 messages.success(request, f"{battle.scenario} is void. The log says why.")
                 return redirect("campaign:battle", campaign_id=campaign.pk, battle_id=battle.pk)
         status = 400
-    context = _base(request, campaign, battle=battle, actions=actions, form=form)
+    # R15a: the level-ups the lost XP paid for go too; the organiser sees them first.
+    catalogue = get_catalogue()
+    lost = [
+        (
+            item,
+            selectors.advancement_words(
+                item.advancement, catalogue.societies.get(item.member.society), catalogue
+            )[0],
+        )
+        for item in services.void_plan(battle=battle)
+    ]
+    context = _base(request, campaign, battle=battle, actions=actions, form=form, lost=lost)
     return render_page(request, "campaign/battle_void.html", context, status=status)
 
 
