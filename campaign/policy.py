@@ -317,7 +317,8 @@ def _fought_member_debits(
     for k in range(len(was.data["purchases"]), len(now.data["purchases"])):
         price = result.purchase_costs[k] if k < len(result.purchase_costs) else 0
         if price > 0:
-            debits.append(Debit(price, f"{name}: {_purchase_words(now.data['purchases'][k])}"))
+            words = _purchase_words(now.data["purchases"][k], now.data["club"]["society"])
+            debits.append(Debit(price, f"{name}: {words}"))
     new_items = Counter(now.data["equipment"]) - Counter(was.data["equipment"])
     for k, slug in enumerate(now.data["equipment"]):
         if new_items[slug] > 0:
@@ -328,15 +329,21 @@ def _fought_member_debits(
     return debits
 
 
-def _purchase_words(purchase: dict[str, Any]) -> str:
+def _purchase_words(purchase: dict[str, Any], society_slug: str) -> str:
+    """A purchase as the ledger says it: "bought Catfall", "bought +2 HP"."""
     from rules.loader import get_catalogue
 
+    catalogue = get_catalogue()
     skill = purchase.get("skill")
     if skill:
-        found = get_catalogue().skills.get(skill)
+        found = catalogue.skills.get(skill)
         return f"bought {found.name if found else skill}"
-    choice = f" ({purchase['choice']})" if purchase.get("choice") else ""
-    return f"bought line {purchase.get('line')}{choice}"
+    society = catalogue.societies.get(society_slug)
+    line = society.lines.get(purchase.get("line")) if society else None
+    option = line.option_for(purchase.get("choice")) if line and line.kind == "statistic" else None
+    if option is not None:
+        return f"bought {option.amount:+d} {option.statistic}"
+    return f"bought {line.label if line else 'an advancement'}"
 
 
 def _equipment_name(slug: str) -> str:

@@ -40,7 +40,9 @@ class Command:
 
     kind: str
     actor: AbstractBaseUser | None
-    description: str = ""
+    # Words for the log and the ledger; a callable is asked once the change has run
+    # (the builder only knows what it did then).
+    description: str | Callable[[], str] = ""
     member_id: int | None = None
     slot: str | None = None
 

@@ -19,7 +19,7 @@ import copy
 import random
 import secrets
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 from django.contrib.auth.models import AbstractBaseUser
@@ -162,6 +162,8 @@ def _write(
             rolls={m.pk: list(m.rolls.all()) for m in rows},
         )
         value = change(draft)
+        if callable(command.description):
+            command = replace(command, description=command.description())
         document = {
             "format": documents.FORMAT,
             "name": draft.name,
@@ -474,7 +476,7 @@ def change_member(
     actor: AbstractBaseUser | None,
     member_id: int,
     change: Callable[[dict[str, Any]], dict[str, Any]],
-    description: str = "",
+    description: str | Callable[[], str] = "",
     made_on: int | None = None,
 ) -> Member:
     """Apply `change` (the member's JSON in, its new JSON out) to the member as stored

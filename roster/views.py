@@ -516,7 +516,7 @@ def member_edit(request: HttpRequest, force_id: int, member_id: int, step: str) 
             actor=request.user,
             member_id=member.pk,
             change=apply,
-            description=f"{member.name}: {notices[0].rstrip('.')}" if notices else member.name,
+            description=lambda: f"{member.name}: {notices[-1].rstrip('.')}",
             made_on=made_on(request),
         )
     except Rejected as exc:

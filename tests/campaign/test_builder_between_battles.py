@@ -50,7 +50,7 @@ def test_a_member_who_fought_buys_between_battles_from_the_ledger(client, alice,
     debits = list(
         LedgerEntry.objects.filter(campaign_force=fought, kind="purchase").order_by("-id")
     )
-    assert (debits[0].amount, debits[0].reason) == (-2 * hp, "Ann: bought line 2 (HP)")
+    assert (debits[0].amount, debits[0].reason) == (-2 * hp, "Ann: bought +1 HP")
     assert services.balance_of(fought) == balance - 2 * hp
     force.refresh_from_db()
     assert force.resources == force.evaluation["total_cost"] + services.balance_of(fought)

@@ -204,11 +204,6 @@ def test_a_level_up_evaluates_the_force_once(campaign, alice, bob, red, blue, ev
     assert len(evaluations) == 1
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="roster/views.py member_edit builds the description before the change has "
-    "run (its notices are still empty), so the ledger says 'Ann: Ann'",
-)
 def test_the_ledger_entry_of_a_builder_purchase_names_it(client, alice, red):
     """R17a: each purchase is one ledger entry a player can read back."""
     client.force_login(alice)

@@ -700,7 +700,7 @@ def test_history_cannot_be_rewritten(campaign, red, blue, alice, bob):
             "purchases": [{"line": 1, "choice": "ME", "between_battles": True}],
         },
     )
-    assert ledger(red)[len(entries) :] == [("purchase", -2, "Ann: bought line 1 (ME)")]  # 2 x ME 1
+    assert ledger(red)[len(entries) :] == [("purchase", -2, "Ann: bought +1 ME")]  # 2 x ME 1
     assert_resources_in_step(red)
 
 

@@ -16,7 +16,6 @@ def test_the_void_page_lists_the_level_ups_that_go_and_the_void_takes_them(
     client, campaign, organiser, alice, red, blue
 ):
     emma = red.force.members.get(name="Emma")
-    ann = blue.force.members.get(name="Ann")
     battle = record(
         campaign,
         organiser,
