@@ -139,7 +139,8 @@ DOCUMENT_SCHEMA: dict[str, Any] = {
 }
 
 # JSON Schema counts 1.0 as an integer; a roster's numbers must be whole numbers in JSON too.
-_StrictValidator = validators.extend(
+# (`extend` is untyped in the stubs; what it makes is a validator class like its base.)
+_StrictValidator: type[Draft202012Validator] = validators.extend(  # type: ignore[no-untyped-call]
     Draft202012Validator,
     type_checker=Draft202012Validator.TYPE_CHECKER.redefine(
         "integer", lambda _checker, value: type(value) is int
@@ -185,19 +186,23 @@ declare_codes(
 
 def _problems_from(error: SchemaError) -> list[Problem]:
     at = list(error.absolute_path)
+    # The failed keyword's value, its schema and the value checked are JSON: any shape.
+    rule: Any = error.validator_value
+    schema: Any = error.schema
+    instance: Any = error.instance
     code = SHAPE_CODES.get(str(error.validator), "invalid")
     if error.validator == "required":
-        missing = [k for k in error.validator_value if k not in error.instance]
+        missing = [k for k in rule if k not in instance]
         return [Problem(pointer(*at, k), code, f"'{k}' is required here.") for k in missing]
     if error.validator == "type":
-        expected = error.validator_value
+        expected = rule
         expected = " or ".join(expected) if isinstance(expected, list) else expected
         return [
             Problem(pointer(*at), code, f"Expected {expected}, got {_json_type(error.instance)}.")
         ]
     if error.validator == "additionalProperties":
-        allowed = error.schema.get("properties", {})
-        extra = sorted(k for k in error.instance if k not in allowed)
+        allowed = schema.get("properties", {})
+        extra = sorted(k for k in instance if k not in allowed)
         return [
             Problem(
                 pointer(*at, k),
@@ -217,13 +222,13 @@ def _problems_from(error: SchemaError) -> list[Problem]:
     if error.validator == "minLength":
         return [Problem(pointer(*at), code, "This may not be empty.")]
     if error.validator == "maxLength":
-        limit = error.validator_value
+        limit = rule
         return [Problem(pointer(*at), code, f"At most {limit} characters, please.")]
     if error.validator == "maxItems":
-        return [Problem(pointer(*at), code, f"At most {error.validator_value} entries here.")]
+        return [Problem(pointer(*at), code, f"At most {rule} entries here.")]
     if error.validator in ("minimum", "maximum"):
-        low = error.schema.get("minimum")
-        high = error.schema.get("maximum")
+        low = schema.get("minimum")
+        high = schema.get("maximum")
         return [Problem(pointer(*at), code, f"Must be between {low} and {high}.")]
     return [Problem(pointer(*at), code, error.message)]
 
@@ -242,7 +247,7 @@ def _json_type(value: Any) -> str:
     return "object"
 
 
-def _explain(data: Any, validator=_VALIDATOR) -> list[Problem]:
+def _explain(data: Any, validator: Draft202012Validator = _VALIDATOR) -> list[Problem]:
     """Every way `data` fails the schema, one problem per pointer.
 
     A value that breaks several keywords (an empty name is both too short and blank)

@@ -22,10 +22,18 @@ from dataclasses import dataclass, field, fields, replace
 from fractions import Fraction
 from typing import Any
 
-from dbd_site.errors import declare_codes
+from dbd_site.errors import Problem, declare_codes, pointer
 from roster import documents
-from roster.documents import Advancement, Member, Problem, pointer
-from rules.catalogue import ACTIVE_STATISTICS, Catalogue, Equipment, SkillCategory, Society
+from roster.documents import Advancement, Member
+from rules.catalogue import (
+    ACTIVE_STATISTICS,
+    AdvancementLine,
+    Catalogue,
+    Equipment,
+    SkillCategory,
+    Society,
+    StatisticOption,
+)
 
 BASE_VALUES = (1, 2, 2, 3)  # R1: ME, RA, CA, DF get 3/2/2/1 in some order
 BASE_DF_BONUS = 6
@@ -385,7 +393,7 @@ class _MemberBuilder:
             statistic = choice if modifier.statistic == "choice" else modifier.statistic
             self.change(statistic, modifier.amount, f"{club_at}/choice")
 
-    def _line(self, number: int, where: str):
+    def _line(self, number: int, where: str) -> AdvancementLine | None:
         assert self.society is not None
         line = self.society.lines.get(number)
         if line is None:  # the schema allows 1-6; a society with fewer lines is a data error
@@ -394,7 +402,9 @@ class _MemberBuilder:
             )
         return line
 
-    def _statistic_option(self, line, choice: str | None, where: str):
+    def _statistic_option(
+        self, line: AdvancementLine, choice: str | None, where: str
+    ) -> StatisticOption | None:
         """The option an advancement takes on a statistic line, or None after an error."""
         if line.needs_choice and choice is None:
             options = " or ".join(o.statistic for o in line.options)
@@ -645,7 +655,11 @@ class _MemberBuilder:
                 self.error(f"{where}/{i}", "unknown-equipment", f"'{slug}' is not equipment.")
                 self.equipment_costs.append(0)
                 continue
-            if _needs_statistic(item) and self.stats[item.cost_statistic] < 1:
+            if (
+                _needs_statistic(item)
+                and item.cost_statistic is not None
+                and self.stats[item.cost_statistic] < 1
+            ):
                 self.error(
                     f"{where}/{i}",
                     "needs-statistic",
