@@ -20,3 +20,6 @@ REST_FRAMEWORK = {
 }
 # The test client's host, and schemathesis' in-process requests' host.
 ALLOWED_HOSTS = ["testserver", "localhost"]
+# Each test process keeps its own cache, whatever REDIS_URL says: xdist workers clear it
+# between tests (tests/conftest.py) and must not clear each other's.
+CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
