@@ -136,6 +136,9 @@ else:
         "default": {
             "BACKEND": "django.core.cache.backends.db.DatabaseCache",
             "LOCATION": CACHE_TABLE,
+            # Past this many rows the expired go, then a third of the rest, throttle
+            # counters included: room for a busy day's clients (Django's default is 300).
+            "OPTIONS": {"MAX_ENTRIES": 20_000},
         }
     }
 

@@ -125,10 +125,11 @@ ETAG = OpenApiParameter(
 def _detail_version(force: Force) -> str:
     """An opaque name for the version of the force the detail shows.
 
-    Every write to a force or its members moves `updated_at` (a share link too); the
-    document format is in it so that a new format is a new version.
+    Every write to a force or its members moves its version (`cache_keys.force_version`;
+    a share link too); the document format is in it so that a new format is a new version.
     """
-    seed = f"{force.pk}:{force.updated_at.isoformat()}:{force.rules_version}:{documents.FORMAT}"
+    version = cache_keys.force_version(force)
+    seed = f"{force.pk}:{version}:{force.rules_version}:{documents.FORMAT}"
     return hashlib.blake2b(seed.encode(), digest_size=16).hexdigest()
 
 

@@ -89,10 +89,12 @@ class Cleanup:
     def __init__(self) -> None:
         self.actions: list[tuple[str, object]] = []
         atexit.register(self.run)
-        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGALRM):
             signal.signal(sig, self._on_signal)
 
     def _on_signal(self, signum, frame) -> None:
+        if signum == signal.SIGALRM:
+            say("\nFAIL: out of time (--timeout)")
         sys.exit(128 + signum)  # atexit runs the clean-up
 
     def add(self, description: str, action) -> None:
@@ -320,18 +322,22 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--workers", type=int, default=2, help="gunicorn workers per instance")
     parser.add_argument("--seconds", type=int, default=10, help="length of each wrk run")
+    parser.add_argument(
+        "--timeout", type=int, default=300, help="give up (and clean up) after this long"
+    )
     args = parser.parse_args()
     started = time.monotonic()
     findings = Findings()
 
     step("setting up (loopback only)")
     install_missing()
+    signal.alarm(args.timeout)  # the packages are in: from here on, bounded
     work = Path(tempfile.mkdtemp(prefix="dbd-two-servers-"))
     CLEANUP.add(f"remove {work}", lambda: shutil.rmtree(work, ignore_errors=True))
     work.chmod(0o755)  # nginx's workers (nobody, when started as root) write under it
 
     database = f"dbd_two_servers_{os.getpid()}"
-    admin = psycopg.connect(ADMIN_URL, autocommit=True)
+    admin = psycopg.connect(ADMIN_URL, autocommit=True, connect_timeout=10)
     CLEANUP.add("close the admin connection", admin.close)
     admin.execute(f'CREATE DATABASE "{database}"')
     CLEANUP.add(

@@ -74,6 +74,7 @@ def test_production_without_redis_shares_the_database_cache():
     assert found["cache"] == {
         "BACKEND": "django.core.cache.backends.db.DatabaseCache",
         "LOCATION": "dbd_cache",
+        "OPTIONS": {"MAX_ENTRIES": 20_000},
     }
 
 
