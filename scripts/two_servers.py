@@ -9,7 +9,9 @@ at the two instances). Then shows:
    429, through the proxy and straight from either instance, forged X-Forwarded-For or not;
 2. a session made on one instance works on the other;
 3. an edit through one instance shows at once through the other (API body and ETag, page);
-4. under `wrk` load through the proxy, one instance killed (SIGKILL) loses no acknowledged
+4. slow clients (headers or body never finished), more than all workers, wait in nginx:
+   everyone else is still answered;
+5. under `wrk` load through the proxy, one instance killed (SIGKILL) loses no acknowledged
    write, and the proxy keeps answering: no errors beyond the requests in flight.
 
 It measures requests/s and p99 through the proxy with two instances and with one. It
@@ -187,8 +189,9 @@ def call(
     cookies: dict[str, str] | None = None,
     headers: dict[str, str] | None = None,
     body: bytes | None = None,
+    timeout: float = 30,
 ) -> Answer:
-    connection = http.client.HTTPConnection(LOOPBACK, port, timeout=30)
+    connection = http.client.HTTPConnection(LOOPBACK, port, timeout=timeout)
     sent = {"Host": f"{LOOPBACK}:{port}", **(headers or {})}
     if cookies:
         sent["Cookie"] = "; ".join(f"{k}={v}" for k, v in cookies.items())
@@ -461,6 +464,7 @@ def main() -> int:
         check_anonymous_limit(findings, proxy_port, ports)
         cookies = check_sessions(findings, ports)
         force_id = check_edits(findings, ports, cookies)
+        check_slow_clients(findings, proxy_port, cookies, force_id, 2 * args.workers)
         check_failover(
             findings, proxy_port, ports, instances, cookies, force_id, database_url, args
         )
@@ -633,6 +637,42 @@ def check_edits(findings: Findings, ports: dict[str, int], cookies: dict[str, st
     return force_id
 
 
+def check_slow_clients(
+    findings: Findings, proxy: int, cookies: dict[str, str], force_id: int, workers: int
+) -> None:
+    """More slow clients than both instances have workers: some never finish their
+    headers, some never finish their body. gunicorn's sync workers would each wait on
+    one; nginx holds them all, so everyone else is still answered."""
+    slow_count = 2 * workers + 2
+    step(f"4. {slow_count} slow clients wait in nginx, not in gunicorn's {workers} workers")
+    host = f"Host: {LOOPBACK}:{proxy}\r\n"
+    unfinished = [
+        f"GET /accounts/login/ HTTP/1.1\r\n{host}X-Still-Typing: ",
+        f"POST /api/v1/rosters/validate/ HTTP/1.1\r\n{host}Content-Type: application/json\r\n"
+        'Content-Length: 100000\r\n\r\n{"format": ',
+    ]
+    slow: list[socket.socket] = []
+    try:
+        for number in range(slow_count):
+            sock = socket.create_connection((LOOPBACK, proxy), timeout=5)
+            sock.sendall(unfinished[number % 2].encode())
+            slow.append(sock)
+        answers = [
+            call(proxy, "GET", f"/forces/{force_id}/", cookies=cookies, timeout=10).status
+            for _ in range(2 * workers)
+        ]
+    except OSError as exc:
+        answers = [f"{type(exc).__name__}: {exc}"]
+    finally:
+        for sock in slow:
+            sock.close()
+    findings.check(
+        answers == [200] * (2 * workers),
+        "every other request is still answered at once",
+        f"{len(answers)} requests while {len(slow)} slow clients held on: {sorted(set(answers))}",
+    )
+
+
 def check_failover(
     findings: Findings,
     proxy: int,
@@ -644,7 +684,7 @@ def check_failover(
     args: argparse.Namespace,
 ) -> None:
     page = f"/forces/{force_id}/"
-    step(f"4a. load through the proxy, two instances (wrk -c16, {args.seconds} s)")
+    step(f"5a. load through the proxy, two instances (wrk -c16, {args.seconds} s)")
     two = run_wrk(proxy, page, cookies, args.seconds)
     say(f"  {two.line()}")
     findings.check(
@@ -652,7 +692,7 @@ def check_failover(
     )
 
     failover_seconds = 2 * args.seconds
-    step(f"4b. instance B killed under load ({failover_seconds} s of wrk, writes alongside)")
+    step(f"5b. instance B killed under load ({failover_seconds} s of wrk, writes alongside)")
     load = subprocess.Popen(
         wrk_command(proxy, page, cookies, failover_seconds),
         stdout=subprocess.PIPE,
@@ -717,7 +757,7 @@ def check_failover(
         f"{len(refused)} of {len(writes)}",
     )
 
-    step(f"4c. load through the proxy, one instance ({args.seconds} s)")
+    step(f"5c. load through the proxy, one instance ({args.seconds} s)")
     one = run_wrk(proxy, page, cookies, args.seconds)
     say(f"  {one.line()}")
     findings.check(one.non_2xx_3xx == 0 and one.socket_errors == 0, "no errors with one instance")

@@ -10,8 +10,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from django.db import IntegrityError, InterfaceError, OperationalError
 from django.test import Client, override_settings
+from redis.exceptions import ConnectionError as RedisConnectionError
 from rest_framework.throttling import AnonRateThrottle
+
+from dbd_site.api import server_error
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -167,3 +171,35 @@ def test_the_database_out_of_reach_answers_503_not_500(closed_port):
     assert page["type"] == "text/html; charset=utf-8"
     assert "Back in a moment" in page["body"]
     assert "127.0.0.1" not in page["body"]  # nothing about the database leaks
+
+
+@pytest.mark.parametrize(
+    ("error", "status"),
+    [
+        (OperationalError("could not connect to server"), 503),
+        (InterfaceError("connection already closed"), 503),
+        (RedisConnectionError("Connection refused"), 503),
+        (IntegrityError("duplicate key"), 500),  # a bug, not an outage
+        (ValueError("a bug"), 500),
+    ],
+)
+def test_only_a_service_out_of_reach_turns_a_500_into_a_503(rf, error, status):
+    # Django calls the handler while handling the exception; so does this test.
+    for path in ("/api/v1/rosters/", "/forces/"):
+        try:
+            raise error
+        except Exception:
+            response = server_error(rf.get(path))
+        assert response.status_code == status, path
+        assert ("Retry-After" in response) is (status == 503)
+
+
+def test_an_outage_raised_from_another_error_is_still_503(rf):
+    try:
+        try:
+            raise OperationalError("server closed the connection unexpectedly")
+        except OperationalError as exc:
+            raise RuntimeError("while rendering") from exc
+    except RuntimeError:
+        response = server_error(rf.get("/api/v1/rosters/"))
+    assert response.status_code == 503
