@@ -114,7 +114,7 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # --- State shared by every worker and every app server -----------------------------------
 # API throttle counters, axes' lock-outs and the page and API caches must be the same for
 # every gunicorn worker on every server, or each keeps its own and a limit multiplies.
-# REDIS_URL: Redis (its database number or key prefix picks the site's keys). Without it,
+# REDIS_URL: Redis (the database number in the URL keeps the site's keys apart). Without it,
 # DEBUG (`make run`) keeps them in this process's memory, and production in the database
 # (the table `dbd_site`'s migration makes), correct across workers if slower than Redis.
 REDIS_URL = env_str("REDIS_URL", default="")
