@@ -179,3 +179,23 @@ def test_forged_forwarded_for_does_not_escape_a_login_lock_out(client, django_us
     assert client.post(login, bad, HTTP_X_FORWARDED_FOR="203.0.113.2").status_code == 429
     good = {"username": "alice", "password": "the-right-password-9"}
     assert client.post(login, good, HTTP_X_FORWARDED_FOR="203.0.113.3").status_code == 429
+
+
+@pytest.mark.django_db
+def test_the_database_cache_counts_for_every_worker(client, monkeypatch):
+    """Production without Redis: the throttle's count lives in the shared table, where any
+    other worker's or server's own cache connection finds it."""
+    monkeypatch.setattr(AnonRateThrottle, "rate", "2/minute", raising=False)
+    database_cache = {
+        "BACKEND": "django.core.cache.backends.db.DatabaseCache",
+        "LOCATION": settings.CACHE_TABLE,
+    }
+    with override_settings(CACHES={"default": database_cache}):
+        assert client.get("/api/v1/rules/").status_code == 200
+        assert client.get("/api/v1/rules/").status_code == 200
+        # Another worker: a cache connection of its own, the same table.
+        other_worker = DatabaseCache(settings.CACHE_TABLE, {})
+        assert len(other_worker.get("throttle_anon_127.0.0.1")) == 2
+        assert client.get("/api/v1/rules/").status_code == 429
+        other_worker.delete("throttle_anon_127.0.0.1")  # its count gone, for everyone
+        assert client.get("/api/v1/rules/").status_code == 200
