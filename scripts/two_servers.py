@@ -652,6 +652,7 @@ def check_slow_clients(
         'Content-Length: 100000\r\n\r\n{"format": ',
     ]
     slow: list[socket.socket] = []
+    answers: list[int | str]
     try:
         for number in range(slow_count):
             sock = socket.create_connection((LOOPBACK, proxy), timeout=5)
@@ -669,7 +670,8 @@ def check_slow_clients(
     findings.check(
         answers == [200] * (2 * workers),
         "every other request is still answered at once",
-        f"{len(answers)} requests while {len(slow)} slow clients held on: {sorted(set(answers))}",
+        f"{len(answers)} requests while {len(slow)} slow clients held on: "
+        f"{sorted(set(map(str, answers)))}",
     )
 
 
