@@ -26,3 +26,6 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405
     # (each with its own connection) share it and queue on its write lock as the site
     # does. pytest-xdist gives each worker its own copy (`test-db.sqlite3_gw0`, ...).
     DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / "test-db.sqlite3")}  # noqa: F405
+# Each test process keeps its own cache, whatever REDIS_URL says: xdist workers clear it
+# between tests (tests/conftest.py) and must not clear each other's.
+CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}

@@ -36,6 +36,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.reverse import reverse
 
+from dbd_site import cache_keys
 from dbd_site.errors import Invalid, Problem
 from roster import documents, engine, selectors, serializers, services
 from roster.models import Force, Member
@@ -373,7 +374,7 @@ class ForceDetailView(ForceApiView):
         reading the version and reading the force leaves a newer answer under the older
         version, never an older one under the newer: the version is read first.
         """
-        key = f"roster-api-detail:{version}:{self.request.build_absolute_uri('/')}"
+        key = cache_keys.roster_api_detail(self.request, version)
         data = cache.get(key)
         if data is None:
             user = self.request.user

@@ -26,6 +26,7 @@ from django.utils.text import slugify
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 from django_htmx.http import trigger_client_event
 
+from dbd_site import cache_keys
 from dbd_site.errors import DomainError
 from dbd_site.rendering import add_refusal_to_form, is_htmx, refusal_messages, render_page
 from roster import engine, options, selectors, services
@@ -107,6 +108,7 @@ def _force_context(
         "force_problems": cache(lambda: force_problems(evaluation())),
         "share_url": share_url,
         "read_only": read_only,
+        "member_cards_key": cache_keys.member_cards(request, force, read_only=read_only),
     }
 
 
@@ -194,7 +196,9 @@ def force_detail(request: HttpRequest, force_id: int) -> HttpResponse:
     force = selectors.get_force_row(user=request.user, force_id=force_id)
     context = _force_context(request, force)
     get_token(request)  # makes sure the secret exists, and is the one the response carries
-    context["csrf_secret"] = request.META["CSRF_COOKIE"]
+    context["force_page_key"] = cache_keys.force_page(
+        request, force, csrf_secret=request.META["CSRF_COOKIE"]
+    )
     return render_page(request, "roster/detail.html", context)
 
 

@@ -8,6 +8,7 @@ from django.conf import settings
 import campaign.api
 import campaign.policy
 import campaign.services  # noqa: F401
+import dbd_site.health  # noqa: F401
 import roster.api
 import roster.services  # noqa: F401
 from dbd_site.errors import HTTP_STATUS, DomainError, Invalid, Kind, declared_codes
