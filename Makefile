@@ -87,6 +87,7 @@ $(CHROMIUM):
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy --strict play/table.py
 
 format: $(STAMP)
 	$(BIN)/ruff check --fix .
