@@ -45,6 +45,7 @@ INSTALLED_APPS = [
     "rules",
     "roster",
     "campaign",
+    "play",
 ]
 
 MIDDLEWARE = [

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from math import comb
-from typing import Literal
+from typing import Literal, TypedDict
 
 from dbd_site.errors import Invalid, Problem, declare_codes
 from rules.catalogue import Equipment, Spell, SpellOutcome
@@ -986,3 +986,317 @@ def odds_against(plan: AttackPlan, dfs: Iterable[int]) -> list[Odds]:
         shifted = replace(plan, target_df=df, modified_df=df + plan.modified_df - plan.target_df)
         result.append(Odds(df, shifted.needed, shifted.chance_to_hit, shifted.expected_damage))
     return result
+
+
+# --- the battle's state --------------------------------------------------------------------
+#
+# What changes during a battle, as JSON-ready plain data: each figure's HP, status,
+# activation, markers, discarded items and forgotten spells; the turn, initiative and whose
+# activation it is. Every change below returns the events the battle record is filled from
+# (P6): who went Unconscious or Out of Action, and by whose hand.
+
+MARKERS: Mapping[str, str] = {
+    "wall": "Wall",
+    "earth-ward": "Earth Ward",
+    "soul-bond": "Soul Bond",
+    "clock-down": "Clock Down",
+    "clock-up": "Clock Up",
+    "bad-luck": "Bad Luck",
+    "invigorate": "Invigorate",
+    "inspire": "Inspire",
+    "fortify": "Fortify",
+    "eagle-eye": "Eagle Eye",
+    "extreme-speed": "Extreme Speed",
+    "empowered": "Empowered",
+    "sudden-fatigue": "Sudden Fatigue (-1)",
+}
+ONE_USE_ITEMS = ("escape-kit", "climbing-gear", "smoke-grenade", "tool-kit")
+# The markers a spell places on its target, per outcome tier (in the catalogue's tier
+# order); "X" spells place one per success.
+SPELL_MARKERS: Mapping[str, tuple[str, tuple[int, ...] | None]] = {
+    "protective-wall": ("wall", (1, 2, 3)),
+    "soul-bond": ("soul-bond", (1, 1)),
+    "earth-ward": ("earth-ward", (1, 2)),
+    "clock-down": ("clock-down", (1, 2, 3)),
+    "sudden-fatigue": ("sudden-fatigue", (1, 2, 3)),
+    "ultimate-bad-luck": ("bad-luck", (1, 2, 3)),
+    "clock-up": ("clock-up", (1, 1)),
+    "invigorate": ("invigorate", (1, 2, 2)),
+    "inspire": ("inspire", (1, 2)),
+    "fortify": ("fortify", (1, 1)),
+    "eagle-eye": ("eagle-eye", (1, 2, 3)),
+    "extreme-speed": ("extreme-speed", None),
+}
+HEALING_SPRING, REVIVING_BREATH, MANA_OBLITERATION = (
+    "healing-spring",
+    "reviving-breath",
+    "mana-obliteration",
+)
+
+declare_codes(
+    {
+        "figure-not-active": "The figure is Unconscious or Out of Action and cannot do this.",
+        "figure-not-unconscious": "Only an Unconscious figure is revived.",
+        "same-side": "An attack's target is an enemy figure.",
+        "other-side": "Friendship moves damage onto friendly figures only.",
+        "unknown-marker": "No marker has that name.",
+        "unknown-item": "The figure carries no such one-use item, or discarded it already.",
+        "nothing-to-transfer": "Damage is transferred right after the attack that dealt it.",
+    }
+)
+
+
+class FigureState(TypedDict):
+    side: int
+    hp: int
+    max_hp: int
+    status: Status
+    activated: bool
+    markers: dict[str, int]
+    discarded: list[str]
+    forgotten: list[str]
+
+
+class InitiativeState(TypedDict):
+    rolls: list[list[int]]
+    bonuses: list[int]
+    winner: int
+
+
+class BattleState(TypedDict):
+    turn: int
+    initiative: InitiativeState | None
+    figures: dict[str, FigureState]
+
+
+class Event(TypedDict):
+    """A change of status the record is filled from (P6)."""
+
+    figure: str
+    status: Status
+    by: str | None  # the figure whose attack did it, if any
+
+
+def new_state(figures: Mapping[str, tuple[int, Figure]]) -> BattleState:
+    """The state at the start: every figure active at full HP; turn 1, no initiative yet."""
+    return {
+        "turn": 1,
+        "initiative": None,
+        "figures": {
+            fid: {
+                "side": side,
+                "hp": figure.stats["HP"],
+                "max_hp": figure.stats["HP"],
+                "status": ACTIVE,
+                "activated": False,
+                "markers": {},
+                "discarded": [],
+                "forgotten": [],
+            }
+            for fid, (side, figure) in figures.items()
+        },
+    }
+
+
+def active_counts(state: BattleState, sides: int) -> list[int]:
+    counts = [0] * sides
+    for figure in state["figures"].values():
+        if figure["status"] == ACTIVE:
+            counts[figure["side"]] += 1
+    return counts
+
+
+def set_initiative(state: BattleState, initiative: Initiative) -> None:
+    state["initiative"] = {
+        "rolls": [list(r) for r in initiative.rolls],
+        "bonuses": list(initiative.bonuses),
+        "winner": initiative.winner,
+    }
+
+
+def acting_side(state: BattleState, sides: int) -> int | None:
+    """Whose activation it is: sides alternate from the initiative winner; a side with no
+    figure left to activate is skipped (it activates the rest at the end, as printed)."""
+    initiative = state["initiative"]
+    if initiative is None:
+        return None
+    waiting = [0] * sides
+    done = [0] * sides
+    for figure in state["figures"].values():
+        if figure["activated"]:
+            done[figure["side"]] += 1
+        elif figure["status"] == ACTIVE:
+            waiting[figure["side"]] += 1
+    if not any(waiting):
+        return None
+    order = [(initiative["winner"] + i) % sides for i in range(sides)]
+    # The side whose turn it is has activated the fewest, the winner first among equals.
+    candidates = [side for side in order if waiting[side]]
+    return min(candidates, key=lambda side: (done[side], order.index(side)))
+
+
+def _figure(state: BattleState, fid: str, where: str) -> FigureState:
+    try:
+        return state["figures"][fid]
+    except KeyError:
+        raise Invalid("not-found", f"No figure {fid} in this battle.", pointer=where) from None
+
+
+def require_active(state: BattleState, fid: str, name: str, where: str) -> FigureState:
+    figure = _figure(state, fid, where)
+    if figure["status"] != ACTIVE:
+        raise Invalid(
+            "figure-not-active", f"{name} is {status_words(figure['status'])}.", pointer=where
+        )
+    return figure
+
+
+def status_words(status: Status) -> str:
+    return {ACTIVE: "active", UNCONSCIOUS: "Unconscious", OUT_OF_ACTION: "Out of Action"}[status]
+
+
+def apply_hit(
+    state: BattleState,
+    attacker_id: str,
+    target_id: str,
+    result: AttackResult,
+    transfers: Sequence[tuple[str, Recipient]] = (),
+) -> list[Event]:
+    """An attack's result on the battle (P3): damage less what Friendship moves away, the
+    recipients' losses, Unconscious at 0 HP, Out of Action for an Unconscious figure hit."""
+    events: list[Event] = []
+    target = _figure(state, target_id, "/target")
+    if not result.hit:
+        return events
+    kept = result.damage
+    if transfers:
+        if target["status"] != ACTIVE:
+            raise Invalid(
+                "nothing-to-transfer",
+                "Only an active figure that takes damage transfers it.",
+                pointer="/transfers",
+            )
+        kept = check_transfers(result.damage, [r for _, r in transfers])
+    before = target["status"]
+    target["hp"], target["status"] = take_damage(
+        target["hp"], target["status"], kept, result.success_rating
+    )
+    if target["status"] != before:
+        events.append({"figure": target_id, "status": target["status"], "by": attacker_id})
+    for fid, recipient in transfers:
+        friend = _figure(state, fid, "/transfers")
+        if friend["side"] != target["side"] or fid == target_id:
+            raise Invalid(
+                "other-side",
+                f"{recipient.name} is not a friend of the target.",
+                pointer="/transfers",
+            )
+        was = friend["status"]
+        friend["hp"], friend["status"] = lose_hp(friend["hp"], was, received(recipient))
+        if friend["status"] != was:
+            events.append({"figure": fid, "status": friend["status"], "by": None})
+    return events
+
+
+def lose(state: BattleState, fid: str, amount: int) -> list[Event]:
+    """HP lost outside an attack (a fall, a failed jump, terrain)."""
+    figure = _figure(state, fid, "/figure")
+    was = figure["status"]
+    figure["hp"], figure["status"] = lose_hp(figure["hp"], was, amount)
+    return (
+        [{"figure": fid, "status": figure["status"], "by": None}]
+        if figure["status"] != was
+        else []
+    )
+
+
+def heal(state: BattleState, fid: str, amount: int) -> None:
+    figure = _figure(state, fid, "/target")
+    figure["hp"] = min(figure["max_hp"], figure["hp"] + max(0, amount))
+
+
+def revive(state: BattleState, fid: str, hp: int) -> list[Event]:
+    """An Unconscious figure wakes with `hp` (at least 1, at most its maximum)."""
+    figure = _figure(state, fid, "/target")
+    if figure["status"] != UNCONSCIOUS:
+        return []
+    figure["hp"] = max(1, min(figure["max_hp"], hp))
+    figure["status"] = ACTIVE
+    return [{"figure": fid, "status": ACTIVE, "by": None}]
+
+
+def add_markers(state: BattleState, fid: str, marker: str, count: int) -> None:
+    if marker not in MARKERS:
+        raise Invalid("unknown-marker", f"No marker {marker!r}.", pointer="/marker")
+    figure = _figure(state, fid, "/target")
+    total = figure["markers"].get(marker, 0) + count
+    if total > 0:
+        figure["markers"][marker] = total
+    else:
+        figure["markers"].pop(marker, None)
+
+
+def spell_markers(spell: str, plan: SpellPlan, result: SpellResult) -> tuple[str, int] | None:
+    """The markers a cast places on its target (P4), or None."""
+    if result.tier is None or spell not in SPELL_MARKERS:
+        return None
+    marker, per_tier = SPELL_MARKERS[spell]
+    if per_tier is None:
+        return marker, result.successes
+    return marker, per_tier[plan.outcomes.index(result.tier)]
+
+
+def discard_item(state: BattleState, fid: str, figure: Figure, item: str) -> None:
+    current = _figure(state, fid, "/figure")
+    if item not in ONE_USE_ITEMS or not figure.carries(item) or item in current["discarded"]:
+        raise Invalid("unknown-item", f"{figure.name} has no {item} to discard.", pointer="/item")
+    current["discarded"].append(item)
+
+
+def forget_spell(state: BattleState, fid: str, spell: str) -> None:
+    current = _figure(state, fid, "/figure")
+    if spell not in current["forgotten"]:
+        current["forgotten"].append(spell)
+
+
+def activate(state: BattleState, fid: str) -> None:
+    _figure(state, fid, "/figure")["activated"] = True
+
+
+def next_turn(state: BattleState) -> None:
+    """A new turn: nobody has activated yet, and initiative is rolled again (P1)."""
+    state["turn"] += 1
+    state["initiative"] = None
+    for figure in state["figures"].values():
+        figure["activated"] = False
+
+
+@dataclass(frozen=True, slots=True)
+class MemberRecord:
+    """One figure's line of the R14 record, filled from the log (P6)."""
+
+    figure: str
+    unconscious: bool
+    out_of_action: bool
+    enemies_out_of_action: int
+
+
+def record_from(state: BattleState, events: Iterable[Event]) -> dict[str, MemberRecord]:
+    """P6: every figure took part; who went Unconscious or Out of Action; who took whom Out
+    of Action (the attacker whose hit did it, when it was an enemy)."""
+    unconscious: set[str] = set()
+    out: set[str] = set()
+    taken: dict[str, int] = {}
+    figures = state["figures"]
+    for event in events:
+        if event["status"] == UNCONSCIOUS:
+            unconscious.add(event["figure"])
+        elif event["status"] == OUT_OF_ACTION:
+            out.add(event["figure"])
+            by = event["by"]
+            if by is not None and figures[by]["side"] != figures[event["figure"]]["side"]:
+                taken[by] = taken.get(by, 0) + 1
+    return {
+        fid: MemberRecord(fid, fid in unconscious, fid in out, taken.get(fid, 0))
+        for fid in figures
+    }

@@ -1,0 +1,171 @@
+"""Reading battles, filtered by user, with the campaigns' rules of who sees what.
+
+A battle is seen by its sides' players and its starter; a campaign battle also by the
+campaign's organiser and players (as they see its recorded battles); anyone with the
+spectator link reads it. Only the sides' players act (`may_act`).
+"""
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import AnonymousUser
+from django.db.models import Exists, OuterRef, Q, QuerySet
+
+from campaign.models import Campaign, CampaignPlayer
+from dbd_site.errors import NotFound
+from play import table
+from play.models import Battle, BattleAction, BattleFigure, BattleSide
+from roster.models import Force
+
+User = AbstractBaseUser | AnonymousUser
+
+
+def battles_for(*, user: User) -> QuerySet[Battle]:
+    if not user.is_authenticated:
+        return Battle.objects.none()
+    is_side = BattleSide.objects.filter(battle=OuterRef("pk"), player_id=user.pk)
+    in_campaign = CampaignPlayer.objects.filter(campaign=OuterRef("campaign_id"), user_id=user.pk)
+    return Battle.objects.filter(
+        Q(created_by_id=user.pk)
+        | Exists(is_side)
+        | Q(campaign__organiser_id=user.pk)
+        | Exists(in_campaign)
+    )
+
+
+def get_battle(*, user: User, battle_id: int) -> Battle:
+    """A battle the user may see, or 404 (also for other people's)."""
+    battle = battles_for(user=user).select_related("campaign").filter(pk=battle_id).first()
+    if battle is None:
+        raise NotFound("not-found", "No such battle.")
+    return battle
+
+
+def get_battle_by_token(*, token: str) -> Battle:
+    """The battle a spectator link names, or 404."""
+    battle = Battle.objects.select_related("campaign").filter(spectator_token=token).first()
+    if battle is None:
+        raise NotFound("not-found", "No such battle.")
+    return battle
+
+
+def get_battle_version(*, battle_id: int) -> int | None:
+    """The battle's version alone: what a poll compares before reading anything else."""
+    return Battle.objects.filter(pk=battle_id).values_list("version", flat=True).first()
+
+
+def may_act(*, battle: Battle, user: User) -> bool:
+    return bool(
+        user.is_authenticated
+        and BattleSide.objects.filter(battle=battle, player_id=user.pk).exists()
+    )
+
+
+def battles_of_campaign(*, campaign: Campaign) -> QuerySet[Battle]:
+    return Battle.objects.filter(campaign=campaign)
+
+
+def forces_to_play(*, user: User) -> QuerySet[Force]:
+    """The user's legal forces, to start a battle with."""
+    if not user.is_authenticated:
+        return Force.objects.none()
+    return Force.objects.filter(owner_id=user.pk).order_by("name")
+
+
+def shared_force_from_link(*, link: str) -> Force:
+    """The force an opponent's share link (or its token) names, or 404."""
+    token = str(link).strip().rstrip("/").rsplit("/", 1)[-1]
+    force = Force.objects.filter(share_token=token).first() if token else None
+    if force is None:
+        raise NotFound("not-found", "No force is shared by that link.", pointer="/opponent_link")
+    return force
+
+
+# --- the battle as shown ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class FigureView:
+    id: int
+    side: int
+    name: str
+    numbers: dict[str, Any]
+    state: table.FigureState
+
+    @property
+    def status_words(self) -> str:
+        return table.status_words(self.state["status"])
+
+    @property
+    def markers(self) -> list[tuple[str, str, int]]:
+        return [(k, table.MARKERS.get(k, k), n) for k, n in sorted(self.state["markers"].items())]
+
+    @property
+    def figure(self) -> table.Figure:
+        n = self.numbers
+        return table.Figure(
+            name=self.name,
+            stats=n["stats"],
+            defence=n["defence"],
+            skills=frozenset(n["skills"]),
+            equipment=tuple(n["equipment"]),
+            spells=tuple(n["spells"]),
+            spell_focus=n["spell_focus"],
+            mastery=n["mastery"],
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class SideView:
+    position: int
+    force_name: str
+    player_id: int
+    player_name: str
+    figures: list[FigureView]
+
+
+@dataclass(frozen=True, slots=True)
+class BattleView:
+    battle: Battle
+    sides: list[SideView]
+    log: list[BattleAction]
+    acting_side: int | None
+    can_undo: bool
+
+    @property
+    def figures(self) -> list[FigureView]:
+        return [f for side in self.sides for f in side.figures]
+
+
+def battle_view(*, battle: Battle) -> BattleView:
+    """Everything the battle screen and the API show: three queries, whatever the size."""
+    sides = list(battle.sides.select_related("player").order_by("position"))
+    figures = list(
+        BattleFigure.objects.filter(side__battle=battle).order_by("side_id", "position")
+    )
+    log = list(battle.actions.select_related("actor").order_by("-seq"))
+    state = battle.state
+    views = []
+    for side in sides:
+        views.append(
+            SideView(
+                side.position,
+                side.force_name,
+                side.player_id,
+                side.player.get_username(),
+                [
+                    FigureView(f.pk, side.position, f.name, f.numbers, state["figures"][str(f.pk)])
+                    for f in figures
+                    if f.side_id == side.pk
+                ],
+            )
+        )
+    return BattleView(
+        battle=battle,
+        sides=views,
+        log=log,
+        acting_side=table.acting_side(state, len(sides)),
+        can_undo=battle.status == Battle.Status.PLAYING
+        and any(a.undone_at is None and a.kind not in ("start", "end") for a in log),
+    )
