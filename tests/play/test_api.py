@@ -43,7 +43,10 @@ def test_create_a_one_off_by_share_link_and_read_it(alice, bob, alice_api, bob_a
     assert [s["player"] for s in data["sides"]] == ["alice", "bob"]
     assert [f["name"] for f in data["sides"][1]["figures"]] == ["Emma", "Ann", "Ben", "Cat"]
     assert (data["turn"], data["initiative"], data["version"], data["may_act"]) == (
-        1, None, 1, True
+        1,
+        None,
+        1,
+        True,
     )
     assert bob_api.get(f"/api/v1/battles/{data['id']}/").json()["may_act"] is True
 
@@ -61,7 +64,9 @@ def test_create_refusals_say_where(alice, alice_api, bob):
     )
     assert response.status_code == 400
     assert response.json() == {
-        "errors": [{"pointer": "/oops", "code": "unknown-key", "message": "'oops' is not taken here."}]
+        "errors": [
+            {"pointer": "/oops", "code": "unknown-key", "message": "'oops' is not taken here."}
+        ]
     }
     response = alice_api.post(
         "/api/v1/battles/", {"scenario": "X", "forces": [mine.pk, mine.pk]}, format="json"
@@ -112,13 +117,27 @@ def test_act_refusals_change_nothing(campaign_battle, alice_api):
     f = ids(campaign_battle)
     for body, status, pointer, code in [
         ({"type": "attack", "figure": f["0:Ann"]}, 400, "/target", "invalid"),
-        ({"type": "attack", "figure": f["0:Ann"], "target": f["0:Ben"], "kind": "ranged",
-          "weapon": "light-pistol"}, 400, "/target", "same-side"),
+        (
+            {
+                "type": "attack",
+                "figure": f["0:Ann"],
+                "target": f["0:Ben"],
+                "kind": "ranged",
+                "weapon": "light-pistol",
+            },
+            400,
+            "/target",
+            "same-side",
+        ),
         ({"type": "roll", "dice": 7}, 400, "/dice", "invalid"),
         ({"type": "roll", "dice": [0]}, 400, "/dice/0", "invalid-roll"),
         ({"type": "dance"}, 400, "/type", "invalid-choice"),
-        ({"type": "change", "figure": f["0:Ann"], "markers": {"moon": 1}}, 400, "/marker",
-         "unknown-marker"),
+        (
+            {"type": "change", "figure": f["0:Ann"], "markers": {"moon": 1}},
+            400,
+            "/marker",
+            "unknown-marker",
+        ),
     ]:
         response = alice_api.post(url(campaign_battle, "actions/"), body, format="json")
         assert response.status_code == status, (body, response.json())
@@ -143,8 +162,13 @@ def test_odds_before_rolling(campaign_battle, alice_api):
     f = ids(campaign_battle)
     response = alice_api.post(
         url(campaign_battle, "odds/"),
-        {"figure": f["0:Ann"], "target": f["1:Ben"], "kind": "ranged", "weapon": "light-pistol",
-         "situation": {"movement": "none", "obscured": "partial"}},
+        {
+            "figure": f["0:Ann"],
+            "target": f["1:Ben"],
+            "kind": "ranged",
+            "weapon": "light-pistol",
+            "situation": {"movement": "none", "obscured": "partial"},
+        },
         format="json",
     )
     assert response.status_code == 200
@@ -152,7 +176,8 @@ def test_odds_before_rolling(campaign_battle, alice_api):
     # RA 4 against DF 10, +1 obscured, -1 still: needs 6, 7 faces of 12.
     assert (data["needed"], data["chance_to_hit"], data["expected_damage"]) == (6, "7/12", "7/4")
     assert [m["source"] for m in data["modifiers"]] == [
-        "Target Partially Obscured", "Attacker Did Not Move"
+        "Target Partially Obscured",
+        "Attacker Did Not Move",
     ]
 
 
@@ -173,8 +198,12 @@ def test_undo_and_end_into_the_campaign(campaign_battle, alice_api, bob_api, red
     assert data["status"] == "ended"
     pending = CampaignBattle.objects.get(pk=data["recorded_battle"])
     assert (pending.status, pending.winner) == ("pending", red)
-    assert alice_api.post(url(campaign_battle, "actions/"), {"type": "roll"},
-                          format="json").status_code == 409
+    assert (
+        alice_api.post(
+            url(campaign_battle, "actions/"), {"type": "roll"}, format="json"
+        ).status_code
+        == 409
+    )
 
 
 def test_permissions(campaign_battle, organiser, eve):
@@ -184,8 +213,10 @@ def test_permissions(campaign_battle, organiser, eve):
     assert refused.status_code == 403
     assert refused.json()["errors"][0]["code"] == "not-a-side"
     assert eve_api.get(url(campaign_battle)).status_code == 404
-    assert eve_api.post(url(campaign_battle, "actions/"), {"type": "roll"},
-                        format="json").status_code == 404
+    assert (
+        eve_api.post(url(campaign_battle, "actions/"), {"type": "roll"}, format="json").status_code
+        == 404
+    )
     assert anonymous.get(url(campaign_battle)).status_code == 401
     watched = anonymous.get(f"/api/v1/battles/watch/{campaign_battle.spectator_token}/")
     assert watched.status_code == 200

@@ -28,8 +28,12 @@ def test_start_a_one_off_with_two_own_forces(alice):
     assert "Choose a second force of yours" in refused.content.decode()
     response = page.post(
         "/play/new/",
-        {"scenario": "Drill", "force": first.pk, "opponent_force": second.pk,
-         "entered_rolls_allowed": "on"},
+        {
+            "scenario": "Drill",
+            "force": first.pk,
+            "opponent_force": second.pk,
+            "entered_rolls_allowed": "on",
+        },
     )
     battle = Battle.objects.get()
     assert response.status_code == 302
@@ -44,21 +48,35 @@ def test_an_attack_from_the_form_and_the_other_phone_sees_it(campaign_battle, al
     f = ids(battle)
     alice_page, bob_page = client_for(alice), client_for(bob)
     etag = bob_page.get(f"/play/{battle.pk}/state/", **HTMX)["ETag"]
-    assert bob_page.get(
-        f"/play/{battle.pk}/state/", HTTP_IF_NONE_MATCH=etag, **HTMX
-    ).status_code == 304
+    assert (
+        bob_page.get(f"/play/{battle.pk}/state/", HTTP_IF_NONE_MATCH=etag, **HTMX).status_code
+        == 304
+    )
     odds = alice_page.post(
         f"/play/{battle.pk}/odds/",
-        {"type": "attack", "figure": f["0:Ann"], "target": f["1:Ben"], "kind": "ranged",
-         "weapon": "light-pistol", "situation_movement": "none"},
+        {
+            "type": "attack",
+            "figure": f["0:Ann"],
+            "target": f["1:Ben"],
+            "kind": "ranged",
+            "weapon": "light-pistol",
+            "situation_movement": "none",
+        },
         **HTMX,
     ).content.decode()
     assert "needs 5+" in odds
     assert "66.7%" in odds  # 8 faces of 12
     response = alice_page.post(
         f"/play/{battle.pk}/act/",
-        {"type": "attack", "figure": f["0:Ann"], "target": f["1:Ben"], "kind": "ranged",
-         "weapon": "light-pistol", "situation_movement": "none", "dice": "12"},
+        {
+            "type": "attack",
+            "figure": f["0:Ann"],
+            "target": f["1:Ben"],
+            "kind": "ranged",
+            "weapon": "light-pistol",
+            "situation_movement": "none",
+            "dice": "12",
+        },
         **HTMX,
     )
     assert response.status_code == 200
@@ -75,8 +93,13 @@ def test_a_refused_form_says_why_and_changes_nothing(campaign_battle, alice):
     f = ids(battle)
     response = client_for(alice).post(
         f"/play/{battle.pk}/act/",
-        {"type": "attack", "figure": f["0:Ben"], "target": f["1:Ben"], "kind": "ranged",
-         "weapon": "light-pistol"},
+        {
+            "type": "attack",
+            "figure": f["0:Ben"],
+            "target": f["1:Ben"],
+            "kind": "ranged",
+            "weapon": "light-pistol",
+        },
         **HTMX,
     )
     assert response.status_code == 400
