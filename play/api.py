@@ -105,14 +105,14 @@ def _body(serializer_class: type, request: Request) -> dict[str, Any]:
 class BattleApiView(GenericAPIView):
     permission_classes = [IsAuthenticated]
     parser_classes = [JSONParser]
-    serializer_class = serializers.BattleSerializer
+    serializer_class = serializers.PlayBattleSerializer
 
 
 @extend_schema(
     methods=["GET"],
     operation_id="battles_list",
     summary="Your battles (played, watched in your campaigns, ended)",
-    responses={200: serializers.BattleListItemSerializer(many=True), **COMMON},
+    responses={200: serializers.PlayBattleListItemSerializer(many=True), **COMMON},
     tags=TAGS,
 )
 @extend_schema(
@@ -125,18 +125,22 @@ class BattleApiView(GenericAPIView):
         "its active forces (their roster ids). Each figure's numbers are copied as they "
         "stand; only legal forces play."
     ),
-    request=serializers.NewBattleSerializer,
-    responses={201: serializers.BattleSerializer, **REFUSED, **COMMON},
+    request=serializers.PlayNewBattleSerializer,
+    responses={201: serializers.PlayBattleSerializer, **REFUSED, **COMMON},
     parameters=[ETAG],
     tags=TAGS,
 )
 class BattleListView(BattleApiView):
     def get(self, request: Request) -> Response:
-        battles = selectors.battles_for(user=request.user).prefetch_related("sides")[:100]
-        return Response([presenters.list_item(b, request.build_absolute_uri) for b in battles])
+        battles = selectors.battles_for(user=request.user).prefetch_related("sides")
+        page = self.paginate_queryset(battles)
+        assert page is not None  # the API always paginates lists
+        return self.get_paginated_response(
+            [presenters.list_item(b, request.build_absolute_uri) for b in page]
+        )
 
     def post(self, request: Request) -> Response:
-        body = _body(serializers.NewBattleSerializer, request)
+        body = _body(serializers.PlayNewBattleSerializer, request)
         forces = _forces(request, body)
         campaign = None
         if "campaign" in body:
@@ -194,7 +198,7 @@ def _forces(request: Request, body: Mapping[str, Any]) -> list[Force]:
     description="Carries an `ETag`; send it back in `If-None-Match` to get 304 while unchanged.",
     parameters=[BATTLE_ID, IF_NONE_MATCH, ETAG],
     responses={
-        200: serializers.BattleSerializer,
+        200: serializers.PlayBattleSerializer,
         304: OpenApiResponse(description="Not modified."),
         **COMMON,
     },
@@ -221,7 +225,7 @@ class BattleDetailView(BattleApiView):
         ETAG,
     ],
     responses={
-        200: serializers.BattleSerializer,
+        200: serializers.PlayBattleSerializer,
         304: OpenApiResponse(description="Not modified."),
         404: ERRORS,
         429: ERRORS,
@@ -346,14 +350,14 @@ def perform_action(
         "them (marked so in the log). Only the battle's players act."
     ),
     parameters=[BATTLE_ID, IF_MATCH, ETAG],
-    request=serializers.ActionSerializer,
-    responses={201: serializers.BattleSerializer, **REFUSED, **COMMON},
+    request=serializers.PlayActionSerializer,
+    responses={201: serializers.PlayBattleSerializer, **REFUSED, **COMMON},
     tags=TAGS,
 )
 class BattleActionView(BattleApiView):
     def post(self, request: Request, battle_id: int) -> Response:
         battle = selectors.get_battle(user=request.user, battle_id=battle_id)
-        body = _body(serializers.ActionSerializer, request)
+        body = _body(serializers.PlayActionSerializer, request)
         perform_action(battle, request.user, body, if_match=if_match_version(request), rng=_dice())
         return answer(request, battle_id, status=201)
 
@@ -362,16 +366,16 @@ class BattleActionView(BattleApiView):
     operation_id="battles_odds",
     summary="An attack's odds before rolling: the needed roll, chance to hit, expected damage",
     parameters=[BATTLE_ID],
-    request=serializers.AttackDeclarationSerializer,
-    responses={200: serializers.AttackOddsSerializer, **REFUSED, **COMMON},
+    request=serializers.PlayAttackDeclarationSerializer,
+    responses={200: serializers.PlayAttackOddsSerializer, **REFUSED, **COMMON},
     tags=TAGS,
 )
 class BattleOddsView(BattleApiView):
-    serializer_class = serializers.AttackOddsSerializer
+    serializer_class = serializers.PlayAttackOddsSerializer
 
     def post(self, request: Request, battle_id: int) -> Response:
         battle = selectors.get_battle(user=request.user, battle_id=battle_id)
-        body = _body(serializers.AttackDeclarationSerializer, request)
+        body = _body(serializers.PlayAttackDeclarationSerializer, request)
         plan = services.plan_attack(
             battle,
             services.AttackDeclaration(
@@ -391,7 +395,7 @@ class BattleOddsView(BattleApiView):
     summary="Undo the last action (last first)",
     parameters=[BATTLE_ID, IF_MATCH, ETAG],
     request=None,
-    responses={200: serializers.BattleSerializer, **REFUSED, **COMMON},
+    responses={200: serializers.PlayBattleSerializer, **REFUSED, **COMMON},
     tags=TAGS,
 )
 class BattleUndoView(BattleApiView):
@@ -410,14 +414,14 @@ class BattleUndoView(BattleApiView):
         "it becomes the pending battle another side confirms (R14a)."
     ),
     parameters=[BATTLE_ID, IF_MATCH, ETAG],
-    request=serializers.EndSerializer,
-    responses={200: serializers.BattleSerializer, **REFUSED, **COMMON},
+    request=serializers.PlayEndSerializer,
+    responses={200: serializers.PlayBattleSerializer, **REFUSED, **COMMON},
     tags=TAGS,
 )
 class BattleEndView(BattleApiView):
     def post(self, request: Request, battle_id: int) -> Response:
         battle = selectors.get_battle(user=request.user, battle_id=battle_id)
-        body = _body(serializers.EndSerializer, request)
+        body = _body(serializers.PlayEndSerializer, request)
         objectives: dict[int, int] = {}
         for key, count in (body.get("objectives") or {}).items():
             if not str(key).isdigit():

@@ -3,6 +3,7 @@
 Every number comes from `play.table`; this module only arranges it.
 """
 
+import math
 from collections.abc import Iterable
 from fractions import Fraction
 from typing import Any
@@ -18,6 +19,11 @@ PRINT_DFS = range(6, 17)  # the print card's DF 6 to 16
 
 def percent(chance: Fraction) -> float:
     return round(float(chance) * 100, 1)
+
+
+def whole_percent(chance: Fraction) -> int:
+    """A chance in whole percent, halves rounded up (62.5% shows as 63)."""
+    return math.floor(chance * 100 + Fraction(1, 2))
 
 
 def battle_json(view: selectors.BattleView, *, may_act: bool, absolute: Any) -> dict[str, Any]:
@@ -151,7 +157,7 @@ def weapon_odds_rows(
                     "label": label,
                     "statistic": f"{plan.statistic} {plan.statistic_value}",
                     "cells": [
-                        {"df": o.df, "needed": o.needed, "percent": round(percent(o.chance))}
+                        {"df": o.df, "needed": o.needed, "percent": whole_percent(o.chance)}
                         for o in table.odds_against(plan, dfs)
                     ],
                 }
@@ -174,7 +180,7 @@ def spell_odds_rows(figure: table.Figure, catalogue: Catalogue) -> list[dict[str
                 "tiers": [
                     {
                         "label": "no effect" if tier is None else tier.label,
-                        "percent": round(percent(chance)),
+                        "percent": whole_percent(chance),
                     }
                     for tier, chance in plan.tier_odds()
                 ],

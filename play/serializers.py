@@ -44,7 +44,7 @@ class NoUnknownKeys(serializers.Serializer):
 # --- bodies -----------------------------------------------------------------------------
 
 
-class NewBattleSerializer(NoUnknownKeys):
+class PlayNewBattleSerializer(NoUnknownKeys):
     scenario = StrictCharField(max_length=100)
     forces = serializers.ListField(
         child=StrictIntegerField(min_value=1),
@@ -62,7 +62,7 @@ class NewBattleSerializer(NoUnknownKeys):
     entered_rolls_allowed = StrictBooleanField(required=False, default=True)
 
 
-class SituationSerializer(NoUnknownKeys):
+class PlaySituationSerializer(NoUnknownKeys):
     obscured = serializers.ChoiceField(["clear", "partial", "significant"], default="clear")
     rear_arc = StrictBooleanField(default=False)
     movement = serializers.ChoiceField(["none", "moved", "ran", "dashed"], default="moved")
@@ -81,21 +81,21 @@ class SituationSerializer(NoUnknownKeys):
     target_fortified = StrictBooleanField(default=False)
 
 
-class AttackDeclarationSerializer(NoUnknownKeys):
+class PlayAttackDeclarationSerializer(NoUnknownKeys):
     figure = StrictIntegerField(min_value=1, help_text="The attacking figure's id.")
     target = StrictIntegerField(min_value=1)
     kind = serializers.ChoiceField(["melee", "ranged"])
     weapon = StrictCharField(allow_null=True, max_length=100, help_text="null: no weapon.")
     mode = StrictIntegerField(default=0, min_value=0, max_value=3)
-    situation = SituationSerializer(required=False)
+    situation = PlaySituationSerializer(required=False)
 
 
-class TransferSerializer(NoUnknownKeys):
+class PlayTransferSerializer(NoUnknownKeys):
     figure = StrictIntegerField(min_value=1)
     amount = StrictIntegerField(min_value=1, max_value=99)
 
 
-class ActionSerializer(AttackDeclarationSerializer):
+class PlayActionSerializer(PlayAttackDeclarationSerializer):
     """One action. `type` says which; each type reads the keys it needs (see the summary).
 
     `dice`: leave it out for the server's dice; send the dice rolled at the table to enter
@@ -108,7 +108,7 @@ class ActionSerializer(AttackDeclarationSerializer):
     kind = serializers.ChoiceField(["melee", "ranged"], required=False)
     weapon = StrictCharField(required=False, allow_null=True, max_length=100)
     dice = serializers.JSONField(required=False, allow_null=True)
-    transfers = TransferSerializer(many=True, required=False, max_length=6)
+    transfers = PlayTransferSerializer(many=True, required=False, max_length=6)
     spell = StrictCharField(required=False, max_length=100)
     anathema_aura = StrictBooleanField(default=False)
     empowered = StrictBooleanField(default=False)
@@ -133,7 +133,7 @@ class ActionSerializer(AttackDeclarationSerializer):
     note = StrictCharField(required=False, allow_blank=True, max_length=200)
 
 
-class EndSerializer(NoUnknownKeys):
+class PlayEndSerializer(NoUnknownKeys):
     winner = StrictIntegerField(
         allow_null=True, min_value=0, max_value=5, help_text="The winning side, null: a draw."
     )
@@ -147,7 +147,7 @@ class EndSerializer(NoUnknownKeys):
 # --- answers --------------------------------------------------------------------------------
 
 
-class FigureSerializer(serializers.Serializer):
+class PlayFigureSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     name = serializers.CharField()
     stats = serializers.DictField(child=serializers.IntegerField())
@@ -164,14 +164,14 @@ class FigureSerializer(serializers.Serializer):
     forgotten = serializers.ListField(child=serializers.CharField())
 
 
-class SideSerializer(serializers.Serializer):
+class PlaySideSerializer(serializers.Serializer):
     position = serializers.IntegerField()
     force = serializers.CharField()
     player = serializers.CharField()
-    figures = FigureSerializer(many=True)
+    figures = PlayFigureSerializer(many=True)
 
 
-class LogLineSerializer(serializers.Serializer):
+class PlayLogLineSerializer(serializers.Serializer):
     seq = serializers.IntegerField()
     kind = serializers.CharField()
     words = serializers.CharField()
@@ -182,13 +182,13 @@ class LogLineSerializer(serializers.Serializer):
     at = serializers.DateTimeField()
 
 
-class InitiativeSerializer(serializers.Serializer):
+class PlayInitiativeSerializer(serializers.Serializer):
     rolls = serializers.ListField(child=serializers.ListField(child=serializers.IntegerField()))
     bonuses = serializers.ListField(child=serializers.IntegerField())
     winner = serializers.IntegerField()
 
 
-class BattleSerializer(serializers.Serializer):
+class PlayBattleSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     url = serializers.URLField()
     scenario = serializers.CharField()
@@ -199,15 +199,15 @@ class BattleSerializer(serializers.Serializer):
     entered_rolls_allowed = serializers.BooleanField()
     may_act = serializers.BooleanField()
     turn = serializers.IntegerField()
-    initiative = InitiativeSerializer(allow_null=True)
+    initiative = PlayInitiativeSerializer(allow_null=True)
     acting_side = serializers.IntegerField(allow_null=True)
-    sides = SideSerializer(many=True)
-    log = LogLineSerializer(many=True)
+    sides = PlaySideSerializer(many=True)
+    log = PlayLogLineSerializer(many=True)
     record = serializers.JSONField(allow_null=True)
     recorded_battle = serializers.IntegerField(allow_null=True)
 
 
-class BattleListItemSerializer(serializers.Serializer):
+class PlayBattleListItemSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     url = serializers.URLField()
     scenario = serializers.CharField()
@@ -217,18 +217,20 @@ class BattleListItemSerializer(serializers.Serializer):
     updated_at = serializers.DateTimeField()
 
 
-class ModifierSerializer(serializers.Serializer):
+class PlayModifierSerializer(serializers.Serializer):
     applies_to = serializers.CharField()
     amount = serializers.IntegerField()
     source = serializers.CharField()
 
 
-class AttackOddsSerializer(serializers.Serializer):
+class PlayAttackOddsSerializer(serializers.Serializer):
     needed = serializers.IntegerField(help_text="The lowest d12 face that hits.")
+    needed_words = serializers.CharField()
     chance_to_hit = serializers.CharField(help_text="Exact, as a fraction: '5/12'.")
     chance_to_hit_percent = serializers.FloatField()
     expected_damage = serializers.CharField(help_text="Exact, per attack die.")
     expected_damage_per_use = serializers.CharField()
+    expected_damage_decimal = serializers.FloatField(help_text="Per use, to two places.")
     rate_of_fire = serializers.IntegerField()
     actions = serializers.IntegerField()
     statistic = serializers.CharField()
@@ -236,5 +238,5 @@ class AttackOddsSerializer(serializers.Serializer):
     to_hit = serializers.IntegerField()
     target_df = serializers.IntegerField()
     modified_df = serializers.IntegerField()
-    modifiers = ModifierSerializer(many=True)
+    modifiers = PlayModifierSerializer(many=True)
     notes = serializers.ListField(child=serializers.CharField())

@@ -94,7 +94,7 @@ def body_from_post(post: QueryDict) -> dict[str, Any]:
     body: dict[str, Any] = {"type": post.get("type", "")}
     situation: dict[str, Any] = {}
     for key, value in post.items():
-        if key in ("csrfmiddlewaretoken", "type") or value == "":
+        if key in ("csrfmiddlewaretoken", "type", "was") or value == "":
             continue
         if key == "dice":
             body["dice"] = _dice_from(value)
@@ -121,6 +121,12 @@ def body_from_post(post: QueryDict) -> dict[str, Any]:
             body[key] = _int(value)
         else:
             body[key] = value
+    if (
+        body["type"] == "initiative"
+        and body.get("dice")
+        and not any(isinstance(d, list) for d in body["dice"])
+    ):
+        body["dice"] = [body["dice"]]  # one round: "8 3"
     if body["type"] == "attack":
         body["situation"] = situation
     if body["type"] == "transfer":
@@ -181,6 +187,7 @@ def battle_new(request: HttpRequest) -> HttpResponse:
         "entries": entries,
         "errors": [],
         "values": request.POST,
+        "preselected": request.POST.get("force") or request.GET.get("force", ""),
     }
     if request.method == "POST":
         try:
@@ -261,7 +268,11 @@ def _screen_context(
         "markers": list(table.MARKERS.items()),
         "items": table.ONE_USE_ITEMS,
         "action_types": serializers.ACTION_TYPES,
-        "attack": _attack_form(view, catalogue, request.POST if request.method == "POST" else {}),
+        "attack": _attack_form(
+            view,
+            catalogue,
+            request.POST if request.method == "POST" else {},
+        ),
     }
 
 
@@ -278,8 +289,15 @@ def _attack_form(view: selectors.BattleView, catalogue: Any, values: Any) -> dic
 
     first = (acting or active or view.figures or [None])[0]
     attacker = figures.get(chosen("figure", first.id if first else 0))
-    enemies = [f for f in view.figures if attacker is None or f.side != attacker.side]
-    target = figures.get(chosen("target", enemies[0].id if enemies else 0))
+    enemies = [
+        f
+        for f in view.figures
+        if (attacker is None or f.side != attacker.side)
+        and f.state["status"] != table.OUT_OF_ACTION
+    ]
+    target = figures.get(chosen("target", 0))
+    if target is None or target not in enemies:  # a new attacker may make it a friend
+        target = enemies[0] if enemies else None
     weapons = []
     if attacker is not None:
         for slug in dict.fromkeys(attacker.numbers["equipment"]):
@@ -287,14 +305,25 @@ def _attack_form(view: selectors.BattleView, catalogue: Any, values: Any) -> dic
             if item is not None and item.is_weapon:
                 weapons.append(item)
     kind = values.get("kind") if values and values.get("kind") in ("melee", "ranged") else None
-    weapon_slug = values.get("weapon") if values else None
-    weapon = next((w for w in weapons if w.slug == weapon_slug), None)
+    # What the form showed before this change ("<attacker>-<kind>"): a new attacker or a
+    # new kind starts from its first weapon rather than the one chosen before.
+    was_attacker, _, was_kind = str(values.get("was", "") if values else "").partition("-")
+    trigger = None
+    if values and was_attacker != str(values.get("figure", "")):
+        trigger = "figure"
+    elif values and was_kind != str(values.get("kind", "")):
+        trigger = "kind"
+    kinds = {w.kind for w in weapons}
+    if trigger == "figure" and kind not in kinds and kinds:
+        kind = None  # a new attacker without this kind of weapon: take one it has
+    weapon_slug = values.get("weapon") if values and trigger not in ("figure", "kind") else None
+    weapon = next(
+        (w for w in weapons if w.slug == weapon_slug and (kind is None or w.kind == kind)), None
+    )
     if weapon is None and weapon_slug != "none":
         weapon = next((w for w in weapons if kind is None or w.kind == kind), None)
     if kind is None:
         kind = weapon.kind if weapon is not None else "melee"
-    if weapon is not None and weapon.kind != kind:
-        weapon = next((w for w in weapons if w.kind == kind), None)
     skills = set(attacker.numbers["skills"]) if attacker else set()
     return {
         "attacker": attacker,
@@ -316,7 +345,49 @@ def _attack_form(view: selectors.BattleView, catalogue: Any, values: Any) -> dic
         and weapon.slug in table.TWO_ACTION_WEAPONS,
         "mighty": table.MIGHTY_ATTACK in skills,
         "bow": weapon is not None and weapon.slug == table.TRADITIONAL_RANGED_WEAPON,
+        # The swap that brings these odds names what they are for (the browser test waits
+        # on it before it rolls).
+        "was": f"{attacker.id if attacker else 0}-{kind}",
+        "key": f"{attacker.id if attacker else 0}-{target.id if target else 0}-{kind}-"
+        f"{weapon.slug if weapon else 'none'}",
+        **_odds(view, attacker, target, kind, weapon, values),
     }
+
+
+def _odds(
+    view: selectors.BattleView,
+    attacker: selectors.FigureView | None,
+    target: selectors.FigureView | None,
+    kind: str,
+    weapon: Any,
+    values: Any,
+) -> dict[str, Any]:
+    """The attack's needed roll, chance to hit and expected damage, before rolling (P2)."""
+    if attacker is None or target is None:
+        return {}
+    posted = QueryDict(mutable=True)
+    if values:
+        posted.update(values)
+    posted.setlist("type", ["attack"])
+    situation = body_from_post(posted).get("situation", {})
+    try:
+        checked = serializers.PlaySituationSerializer(data=situation)
+        checked.is_valid(raise_exception=True)
+        mode = values.get("mode", "0") if values else "0"
+        plan = services.plan_attack(
+            view.battle,
+            services.AttackDeclaration(
+                attacker.id,
+                target.id,
+                kind,  # type: ignore[arg-type]
+                weapon.slug if weapon is not None else None,
+                int(mode) if str(mode).isdigit() else 0,
+                table.Situation(**dict(checked.validated_data)),
+            ),
+        )
+    except (DomainError, ValidationError) as error:
+        return {"odds_errors": _errors(error)}
+    return {"odds": presenters.odds_json(plan)}
 
 
 def _screen(request: HttpRequest, battle: Battle, **kw: Any) -> HttpResponse:
@@ -408,7 +479,7 @@ def _after(
 def act(request: HttpRequest, battle_id: int) -> HttpResponse:
     battle = selectors.get_battle(user=request.user, battle_id=battle_id)
     try:
-        body = serializers.ActionSerializer(data=body_from_post(request.POST))
+        body = serializers.PlayActionSerializer(data=body_from_post(request.POST))
         body.is_valid(raise_exception=True)
         action = api.perform_action(
             battle, request.user, dict(body.validated_data), if_match=None, rng=api._dice()
@@ -428,26 +499,6 @@ def odds(request: HttpRequest, battle_id: int) -> HttpResponse:
     context = _screen_context(
         request, battle, may_act=selectors.may_act(battle=battle, user=request.user)
     )
-    context["values"] = request.POST
-    try:
-        body = serializers.ActionSerializer(data=body_from_post(request.POST))
-        body.is_valid(raise_exception=True)
-        data = body.validated_data
-        if data.get("figure") and data.get("target") and data.get("kind"):
-            plan = services.plan_attack(
-                battle,
-                services.AttackDeclaration(
-                    data["figure"],
-                    data["target"],
-                    data["kind"],
-                    data.get("weapon"),
-                    data.get("mode", 0),
-                    table.Situation(**dict(data.get("situation") or {})),
-                ),
-            )
-            context["odds"] = presenters.odds_json(plan)
-    except (DomainError, ValidationError) as error:
-        context["odds_errors"] = _errors(error)
     return render(request, "play/battle.html#attack", context)
 
 

@@ -8,6 +8,13 @@
       event.detail.isError = false;
     }
   });
+  // Typing the dice rolled at the table changes nothing in the odds: keep that change
+  // from re-rendering the attack form (it would swap the form under the Roll button).
+  document.addEventListener("change", function (event) {
+    if (event.target.matches && event.target.matches('#attack input[name="dice"]')) {
+      event.stopPropagation();
+    }
+  }, true);
   // A poll must not undo what the player is doing: skip it while a form inside the
   // state panel has focus (the undo button), and never overlap two polls.
   document.addEventListener("htmx:beforeRequest", function (event) {

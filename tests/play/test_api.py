@@ -231,5 +231,6 @@ def test_permissions(campaign_battle, organiser, eve):
 
 
 def test_list(campaign_battle, alice_api, eve):
-    assert [b["scenario"] for b in alice_api.get("/api/v1/battles/").json()] == ["Rooftop Duel"]
-    assert signed_in(eve).get("/api/v1/battles/").json() == []
+    listed = alice_api.get("/api/v1/battles/").json()
+    assert [b["scenario"] for b in listed["results"]] == ["Rooftop Duel"]
+    assert signed_in(eve).get("/api/v1/battles/").json()["results"] == []
