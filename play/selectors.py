@@ -12,7 +12,7 @@ from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser
 from django.db.models import Exists, OuterRef, Q, QuerySet
 
-from campaign.models import Campaign, CampaignPlayer
+from campaign.models import CampaignPlayer
 from dbd_site.errors import NotFound
 from play import table
 from play.models import Battle, BattleAction, BattleFigure, BattleSide
@@ -50,20 +50,11 @@ def get_battle_by_token(*, token: str) -> Battle:
     return battle
 
 
-def get_battle_version(*, battle_id: int) -> int | None:
-    """The battle's version alone: what a poll compares before reading anything else."""
-    return Battle.objects.filter(pk=battle_id).values_list("version", flat=True).first()
-
-
 def may_act(*, battle: Battle, user: User) -> bool:
     return bool(
         user.is_authenticated
         and BattleSide.objects.filter(battle=battle, player_id=user.pk).exists()
     )
-
-
-def battles_of_campaign(*, campaign: Campaign) -> QuerySet[Battle]:
-    return Battle.objects.filter(campaign=campaign)
 
 
 def forces_to_play(*, user: User) -> QuerySet[Force]:

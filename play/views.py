@@ -412,16 +412,14 @@ def watch(request: HttpRequest, token: str) -> HttpResponse:
     return _screen(request, battle, may_act=False, watching=True)
 
 
-def _state(request: HttpRequest, battle_id: int, *, may_act: bool, watching: bool) -> HttpResponse:
-    """The state panel, or 304 while the version the page holds is still current."""
-    version = selectors.get_battle_version(battle_id=battle_id)
-    if version is None:
-        raise NotFound("not-found", "No such battle.")
-    etag = api.etag_of(version)
+def _state(request: HttpRequest, battle: Battle, *, watching: bool) -> HttpResponse:
+    """The state panel, or 304 while the version the page holds is still current (the
+    idle poll reads nothing but the battle row it was authorised with)."""
+    etag = api.etag_of(battle.version)
     if api.unchanged_since(request, etag):
         response: HttpResponse = HttpResponseNotModified()
     else:
-        battle = Battle.objects.select_related("campaign").get(pk=battle_id)
+        may_act = not watching and selectors.may_act(battle=battle, user=request.user)
         context = _screen_context(request, battle, may_act=may_act, watching=watching)
         response = render(request, "play/battle.html#state", context)
     response["ETag"] = etag
@@ -434,20 +432,15 @@ def _state(request: HttpRequest, battle_id: int, *, may_act: bool, watching: boo
 @require_GET
 @not_found_is_404
 def state(request: HttpRequest, battle_id: int) -> HttpResponse:
-    battle = selectors.get_battle(user=request.user, battle_id=battle_id)
     return _state(
-        request,
-        battle.pk,
-        may_act=selectors.may_act(battle=battle, user=request.user),
-        watching=False,
+        request, selectors.get_battle(user=request.user, battle_id=battle_id), watching=False
     )
 
 
 @require_GET
 @not_found_is_404
 def watch_state(request: HttpRequest, token: str) -> HttpResponse:
-    battle = selectors.get_battle_by_token(token=token)
-    return _state(request, battle.pk, may_act=False, watching=True)
+    return _state(request, selectors.get_battle_by_token(token=token), watching=True)
 
 
 def _after(
@@ -466,7 +459,9 @@ def _after(
             messages.success(request, said)
         return redirect("play:battle", battle_id=battle.pk)
     fresh = Battle.objects.select_related("campaign").get(pk=battle.pk)
-    context = _screen_context(request, fresh, may_act=True)
+    context = _screen_context(
+        request, fresh, may_act=selectors.may_act(battle=fresh, user=request.user)
+    )
     context.update({"said": said, "errors": errors or []})
     response = render(request, "play/battle.html#answer", context, status=status)
     patch_vary_headers(response, ("HX-Request",))

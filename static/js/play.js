@@ -3,8 +3,16 @@
 (function () {
   "use strict";
   document.addEventListener("htmx:beforeSwap", function (event) {
-    if (event.detail.xhr && event.detail.xhr.status === 304) {
+    var xhr = event.detail.xhr;
+    if (xhr && xhr.status === 304) {
       event.detail.shouldSwap = false;
+      event.detail.isError = false;
+    }
+    // A refused action (not yours 403, the battle ended 409) answers with the battle as
+    // it stands and the reason; show it like site.js shows a 400.
+    if (xhr && (xhr.status === 403 || xhr.status === 409 || xhr.status === 412) &&
+        event.detail.target && event.detail.target.id === "battle-state") {
+      event.detail.shouldSwap = true;
       event.detail.isError = false;
     }
   });
