@@ -206,8 +206,7 @@ def _forces(request: Request, body: Mapping[str, Any]) -> list[Force]:
 )
 class BattleDetailView(BattleApiView):
     def get(self, request: Request, battle_id: int) -> Response | HttpResponseNotModified:
-        battle = selectors.get_battle(user=request.user, battle_id=battle_id)
-        etag = etag_of(battle.version)
+        etag = etag_of(selectors.battle_version(user=request.user, battle_id=battle_id))
         if unchanged_since(request, etag):
             response = HttpResponseNotModified()
             response["ETag"] = etag

@@ -36,10 +36,29 @@ def battles_for(*, user: User) -> QuerySet[Battle]:
 
 def get_battle(*, user: User, battle_id: int) -> Battle:
     """A battle the user may see, or 404 (also for other people's)."""
-    battle = battles_for(user=user).select_related("campaign").filter(pk=battle_id).first()
+    found = list(battles_for(user=user).select_related("campaign").filter(pk=battle_id)[:1])
+    battle = found[0] if found else None
     if battle is None:
         raise NotFound("not-found", "No such battle.")
     return battle
+
+
+def battle_version(*, user: User, battle_id: int) -> int:
+    """The version of a battle the user may see (404 otherwise), and nothing else: what an
+    idle poll compares before it reads or renders anything."""
+    found = list(battles_for(user=user).filter(pk=battle_id).values_list("version", flat=True)[:1])
+    if not found:
+        raise NotFound("not-found", "No such battle.")
+    return found[0]
+
+
+def battle_version_by_token(*, token: str) -> int:
+    found = list(
+        Battle.objects.filter(spectator_token=token).values_list("version", flat=True)[:1]
+    )
+    if not found:
+        raise NotFound("not-found", "No such battle.")
+    return found[0]
 
 
 def get_battle_by_token(*, token: str) -> Battle:
@@ -129,13 +148,15 @@ class BattleView:
         return [f for side in self.sides for f in side.figures]
 
 
-def battle_view(*, battle: Battle) -> BattleView:
-    """Everything the battle screen and the API show: three queries, whatever the size."""
+def battle_view(*, battle: Battle, log_limit: int | None = None) -> BattleView:
+    """Everything the battle screen and the API show: three queries, whatever the size.
+    The screen shows the latest `log_limit` lines (the API the whole log)."""
     sides = list(battle.sides.select_related("player").order_by("position"))
     figures = list(
         BattleFigure.objects.filter(side__battle=battle).order_by("side_id", "position")
     )
-    log = list(battle.actions.select_related("actor").order_by("-seq"))
+    lines = battle.actions.select_related("actor").order_by("-seq")
+    log = list(lines[:log_limit] if log_limit is not None else lines)
     state = battle.state
     views = []
     for side in sides:
@@ -158,5 +179,7 @@ def battle_view(*, battle: Battle) -> BattleView:
         log=log,
         acting_side=table.acting_side(state, len(sides)),
         can_undo=battle.status == Battle.Status.PLAYING
-        and any(a.undone_at is None and a.kind not in ("start", "end") for a in log),
+        and battle.actions.filter(undone_at__isnull=True)
+        .exclude(kind__in=("start", "end"))
+        .exists(),
     )

@@ -32,6 +32,7 @@ from play.models import Battle
 from roster import selectors as roster_selectors
 from rules.loader import get_catalogue
 
+SCREEN_LOG_LINES = 40  # the screen's log: the latest lines (the API has them all)
 BOOLEAN_FIELDS = {
     "anathema_aura",
     "empowered",
@@ -237,7 +238,7 @@ def _start_from_post(request: HttpRequest, campaign: Any, entries: list[Campaign
 def _screen_context(
     request: HttpRequest, battle: Battle, *, may_act: bool, watching: bool = False
 ) -> dict[str, Any]:
-    view = selectors.battle_view(battle=battle)
+    view = selectors.battle_view(battle=battle, log_limit=SCREEN_LOG_LINES)
     catalogue = get_catalogue()
     figures = view.figures
     return {
@@ -412,13 +413,18 @@ def watch(request: HttpRequest, token: str) -> HttpResponse:
     return _screen(request, battle, may_act=False, watching=True)
 
 
-def _state(request: HttpRequest, battle: Battle, *, watching: bool) -> HttpResponse:
-    """The state panel, or 304 while the version the page holds is still current (the
-    idle poll reads nothing but the battle row it was authorised with)."""
-    etag = api.etag_of(battle.version)
+def _state(
+    request: HttpRequest, version: int, read: Callable[[], Battle], *, watching: bool
+) -> HttpResponse:
+    """The state panel, or 304 while the version the page holds is still current: the
+    idle poll reads one column of one row (after the permission check) and renders
+    nothing."""
+    etag = api.etag_of(version)
     if api.unchanged_since(request, etag):
         response: HttpResponse = HttpResponseNotModified()
     else:
+        battle = read()
+        etag = api.etag_of(battle.version)
         may_act = not watching and selectors.may_act(battle=battle, user=request.user)
         context = _screen_context(request, battle, may_act=may_act, watching=watching)
         response = render(request, "play/battle.html#state", context)
@@ -433,14 +439,22 @@ def _state(request: HttpRequest, battle: Battle, *, watching: bool) -> HttpRespo
 @not_found_is_404
 def state(request: HttpRequest, battle_id: int) -> HttpResponse:
     return _state(
-        request, selectors.get_battle(user=request.user, battle_id=battle_id), watching=False
+        request,
+        selectors.battle_version(user=request.user, battle_id=battle_id),
+        lambda: selectors.get_battle(user=request.user, battle_id=battle_id),
+        watching=False,
     )
 
 
 @require_GET
 @not_found_is_404
 def watch_state(request: HttpRequest, token: str) -> HttpResponse:
-    return _state(request, selectors.get_battle_by_token(token=token), watching=True)
+    return _state(
+        request,
+        selectors.battle_version_by_token(token=token),
+        lambda: selectors.get_battle_by_token(token=token),
+        watching=True,
+    )
 
 
 def _after(

@@ -129,6 +129,7 @@ def test_undo_and_end_without_javascript(campaign_battle, alice, bob):
     assert refused.status_code == 400
     ended = page.post(f"/play/{battle.pk}/end/", {"winner": "draw"})
     battle.refresh_from_db()
+    assert "The battle has ended: a draw." in page.get(f"/play/{battle.pk}/").content.decode()
     assert battle.status == "ended"
     assert ended["Location"] == (
         f"/campaigns/{battle.campaign_id}/battles/{battle.recorded_battle_id}/"
