@@ -563,6 +563,32 @@ def _last_effective(battle: Battle) -> BattleAction | None:
     )
 
 
+def plan_spell(
+    battle: Battle,
+    caster: int,
+    spell: str,
+    *,
+    anathema_aura: bool = False,
+    empowered: bool = False,
+    chosen: int | None = None,
+) -> table.SpellPlan:
+    """A spell as declared, before rolling: its dice, Difficulty and each tier's chance."""
+    bf = BattleFigure.objects.filter(side__battle=battle, pk=caster).first()
+    if bf is None:
+        raise Invalid("not-found", f"No figure {caster} in this battle.", pointer="/caster")
+    spells = get_catalogue().spells
+    if spell not in spells:
+        raise Invalid("spell-not-known", f"No spell {spell!r}.", pointer="/spell")
+    return table.plan_spell(
+        figure_of(bf),
+        spells[spell],
+        anathema_aura=anathema_aura,
+        empowered=empowered,
+        chosen=chosen,
+        forgotten=battle.state["figures"][str(bf.pk)]["forgotten"],
+    )
+
+
 def cast_spell(
     *,
     battle: Battle,

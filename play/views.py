@@ -254,19 +254,13 @@ def _screen_context(
         "spectator_url": request.build_absolute_uri(
             reverse("play:watch", args=[battle.spectator_token])
         ),
-        "spell_options": [
-            (
-                f"{f.name} (CA {f.numbers['stats']['CA']})",
-                [
-                    (f"{f.id}:{s}", f"{f.name}: {catalogue.spells[s].name}")
-                    for s in f.numbers["spells"]
-                    if s in catalogue.spells and s not in f.state["forgotten"]
-                ],
-            )
-            for f in figures
-            if f.state["status"] == table.ACTIVE and f.numbers["spells"]
-        ],
+        "spell_options": _spell_options(figures, catalogue),
         "markers": list(table.MARKERS.items()),
+        "spell_odds": _spell_odds(
+            battle,
+            None,
+            next((o[0][0] for _, o in _spell_options(figures, catalogue) if o), None),
+        ),
         "items": table.ONE_USE_ITEMS,
         "action_types": serializers.ACTION_TYPES,
         "attack": _attack_form(
@@ -391,6 +385,24 @@ def _odds(
     return {"odds": presenters.odds_json(plan)}
 
 
+def _spell_options(
+    figures: list[selectors.FigureView], catalogue: Any
+) -> list[tuple[str, list[tuple[str, str]]]]:
+    """The spell form's choices: each active caster's spells not forgotten."""
+    return [
+        (
+            f"{f.name} (CA {f.numbers['stats']['CA']})",
+            [
+                (f"{f.id}:{s}", f"{f.name}: {catalogue.spells[s].name}")
+                for s in f.numbers["spells"]
+                if s in catalogue.spells and s not in f.state["forgotten"]
+            ],
+        )
+        for f in figures
+        if f.state["status"] == table.ACTIVE and f.numbers["spells"]
+    ]
+
+
 def _screen(request: HttpRequest, battle: Battle, **kw: Any) -> HttpResponse:
     context = _screen_context(request, battle, **kw)
     response = render_page(request, "play/battle.html", context)
@@ -509,6 +521,50 @@ def odds(request: HttpRequest, battle_id: int) -> HttpResponse:
         request, battle, may_act=selectors.may_act(battle=battle, user=request.user)
     )
     return render(request, "play/battle.html#attack", context)
+
+
+def _spell_odds(battle: Battle, values: Any, default: str | None) -> dict[str, Any]:
+    """Each outcome tier's chance for the spell chosen in the form, before rolling (P4)."""
+    choice = (values.get("caster_spell") if values else None) or default
+    if not choice:
+        return {}
+    caster, _, spell = str(choice).partition(":")
+    chosen = values.get("chosen", "") if values else ""
+    dragon_slayer_default = 1 if spell == table.DRAGON_SLAYER else None
+    try:
+        plan = services.plan_spell(
+            battle,
+            int(caster) if caster.isdigit() else 0,
+            spell,
+            anathema_aura=bool(values and values.get("anathema_aura")),
+            empowered=bool(values and values.get("empowered")),
+            # Dragon Slayer's value is chosen at the table: its odds show for 1 until then.
+            chosen=int(chosen) if chosen.isdigit() else dragon_slayer_default,
+        )
+    except DomainError as error:
+        return {"errors": _errors(error)}
+    return {
+        "dice": plan.dice,
+        "difficulty": plan.difficulty,
+        "bonus": plan.bonus_successes,
+        "tiers": [
+            {
+                "label": "No effect" if tier is None else f"{tier.label} successes",
+                "effect": "" if tier is None else tier.effect,
+                "percent": presenters.percent(chance),
+            }
+            for tier, chance in plan.tier_odds()
+        ],
+    }
+
+
+@login_required
+@require_POST
+@not_found_is_404
+def spell_odds(request: HttpRequest, battle_id: int) -> HttpResponse:
+    battle = selectors.get_battle(user=request.user, battle_id=battle_id)
+    context = {"battle": battle, "spell_odds": _spell_odds(battle, request.POST, None)}
+    return render(request, "play/battle.html#spell-odds", context)
 
 
 @login_required

@@ -134,3 +134,20 @@ def test_undo_and_end_without_javascript(campaign_battle, alice, bob):
     assert ended["Location"] == (
         f"/campaigns/{battle.campaign_id}/battles/{battle.recorded_battle_id}/"
     )
+
+
+def test_spell_odds_before_casting(campaign_battle, alice):
+    battle = campaign_battle
+    f = ids(battle)
+    page = client_for(alice)
+    screen = page.get(f"/play/{battle.pk}/").content.decode()
+    # The first caster's first spell shows at once: Emma, CA 4, Healing Spring at 7.
+    assert "4 dice at Difficulty 7" in screen
+    odds = page.post(
+        f"/play/{battle.pk}/spell-odds/",
+        {"caster_spell": f"{f['0:Emma']}:healing-spring", "anathema_aura": "on"},
+        **HTMX,
+    ).content.decode()
+    # Difficulty 8: each die 5/12; none (7/12)^4 = 2401/20736.
+    assert "4 dice at Difficulty 8" in odds
+    assert "<strong>11.6%</strong> No effect" in odds
