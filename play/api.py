@@ -5,7 +5,6 @@ Views are thin: reads through `play.selectors`, writes through `play.services`, 
 in `play.table`. A refusal is a `DomainError` answered in the one error shape.
 """
 
-import random
 from collections.abc import Mapping
 from typing import Any
 
@@ -22,7 +21,7 @@ from rest_framework.response import Response
 from campaign import selectors as campaign_selectors
 from campaign.models import CampaignForce
 from dbd_site.errors import Invalid, NotFound
-from play import presenters, selectors, serializers, services, table
+from play import actions, presenters, selectors, serializers, services, table
 from roster import selectors as roster_selectors
 from roster.models import Force
 from roster.serializers import ApiErrorsSerializer
@@ -53,11 +52,6 @@ ETAG = OpenApiParameter(
     response=[200, 201, 304],
     description="Weak validator of the battle's version.",
 )
-
-
-def _dice() -> random.Random:
-    """Where the server's d12s come from."""
-    return random.SystemRandom()
 
 
 def etag_of(version: int) -> str:
@@ -251,94 +245,6 @@ class BattleWatchView(BattleApiView):
         return response
 
 
-def perform_action(
-    battle: Any, by: Any, body: Mapping[str, Any], *, if_match: int | None, rng: random.Random
-) -> Any:
-    """Dispatch one validated action body to its service."""
-    kind = body["type"]
-    dice = body.get("dice")
-    if dice is not None and not isinstance(dice, list):
-        raise Invalid("invalid", "Dice are a list of d12 results.", pointer="/dice")
-    common: dict[str, Any] = {"battle": battle, "by": by, "if_match": if_match}
-    rolled: dict[str, Any] = {**common, "dice": dice, "rng": rng}
-
-    def need(*keys: str) -> None:
-        missing = [k for k in keys if body.get(k) is None]
-        if missing:
-            raise Invalid.of(
-                [
-                    Invalid("invalid", f"'{k}' is needed for {kind}.", pointer=f"/{k}").problems[0]
-                    for k in missing
-                ]
-            )
-
-    if kind == "initiative":
-        return services.roll_initiative(**rolled)
-    if kind == "attack":
-        need("figure", "target", "kind")
-        situation = table.Situation(**dict(body.get("situation") or {}))
-        declaration = services.AttackDeclaration(
-            body["figure"],
-            body["target"],
-            body["kind"],
-            body.get("weapon"),
-            body.get("mode", 0),
-            situation,
-        )
-        return services.attack(declaration=declaration, **rolled)
-    if kind == "transfer":
-        need("transfers")
-        moved: dict[int, int] = {}
-        for t in body["transfers"]:
-            moved[t["figure"]] = moved.get(t["figure"], 0) + t["amount"]
-        return services.transfer_damage(transfers=moved, **common)
-    if kind == "spell":
-        need("figure", "spell")
-        return services.cast_spell(
-            caster=body["figure"],
-            spell=body["spell"],
-            target=body.get("target"),
-            anathema_aura=body["anathema_aura"],
-            empowered=body["empowered"],
-            chosen=body.get("chosen"),
-            **rolled,
-        )
-    if kind == "heal":
-        need("figure", "target")
-        return services.heal(healer=body["figure"], target=body["target"], **rolled)
-    if kind == "revive":
-        need("figure", "target")
-        return services.revive(reviver=body["figure"], target=body["target"], **rolled)
-    if kind == "jump":
-        need("figure", "distance")
-        return services.jump(
-            figure=body["figure"],
-            distance=body["distance"],
-            movement=body["movement"],
-            discard_climbing_gear=body["discard_climbing_gear"],
-            **rolled,
-        )
-    if kind == "roll":
-        return services.roll_d12(count=body["count"], reason=body.get("reason", ""), **rolled)
-    if kind == "change":
-        need("figure")
-        change = services.Change(
-            figure=body["figure"],
-            hp=body.get("hp"),
-            status=body.get("status"),
-            markers=body.get("markers") or {},
-            discard=body.get("discard"),
-            forget=body.get("forget"),
-            activated=body.get("activated"),
-            note=body.get("note", ""),
-        )
-        return services.change_figure(change=change, **common)
-    if kind == "activate":
-        need("figure")
-        return services.end_activation(figure=body["figure"], **common)
-    return services.next_turn(**common)
-
-
 @extend_schema(
     operation_id="battles_actions_create",
     summary="Do something in the battle; answers the new state",
@@ -357,7 +263,7 @@ class BattleActionView(BattleApiView):
     def post(self, request: Request, battle_id: int) -> Response:
         battle = selectors.get_battle(user=request.user, battle_id=battle_id)
         body = _body(serializers.PlayActionSerializer, request)
-        perform_action(battle, request.user, body, if_match=if_match_version(request), rng=_dice())
+        actions.perform(battle, request.user, body, if_match=if_match_version(request))
         return answer(request, battle_id, status=201)
 
 

@@ -27,7 +27,7 @@ from campaign import selectors as campaign_selectors
 from campaign.models import CampaignForce
 from dbd_site.errors import DomainError, Invalid, NotFound
 from dbd_site.rendering import is_htmx, render_page
-from play import api, presenters, selectors, serializers, services, table
+from play import actions, api, presenters, selectors, serializers, services, table
 from play.models import Battle
 from roster import selectors as roster_selectors
 from rules.loader import get_catalogue
@@ -502,9 +502,7 @@ def act(request: HttpRequest, battle_id: int) -> HttpResponse:
     try:
         body = serializers.PlayActionSerializer(data=body_from_post(request.POST))
         body.is_valid(raise_exception=True)
-        action = api.perform_action(
-            battle, request.user, dict(body.validated_data), if_match=None, rng=api._dice()
-        )
+        action = actions.perform(battle, request.user, dict(body.validated_data))
     except (DomainError, ValidationError) as error:
         status = error.status if isinstance(error, DomainError) else 400
         return _after(request, battle, errors=_errors(error), status=status)
