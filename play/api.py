@@ -11,7 +11,12 @@ from typing import Any
 from django.http import HttpResponseNotModified
 from django.utils.cache import parse_etags, patch_cache_control
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_view,
+)
 from rest_framework.generics import GenericAPIView
 from rest_framework.parsers import JSONParser
 from rest_framework.permissions import AllowAny, IsAuthenticated
@@ -102,27 +107,27 @@ class BattleApiView(GenericAPIView):
     serializer_class = serializers.PlayBattleSerializer
 
 
-@extend_schema(
-    methods=["GET"],
-    operation_id="battles_list",
-    summary="Your battles (played, watched in your campaigns, ended)",
-    responses={200: serializers.PlayBattleListItemSerializer(many=True), **COMMON},
-    tags=TAGS,
-)
-@extend_schema(
-    methods=["POST"],
-    operation_id="battles_create",
-    summary="Start a battle",
-    description=(
-        "One-off: `forces` holds your force and `opponent_link` another player's share "
-        "link, or `forces` holds two of your own. Campaign: `campaign` and two or more of "
-        "its active forces (their roster ids). Each figure's numbers are copied as they "
-        "stand; only legal forces play."
+@extend_schema_view(
+    get=extend_schema(
+        operation_id="battles_list",
+        summary="Your battles (played, watched in your campaigns, ended)",
+        responses={200: serializers.PlayBattleListItemSerializer(many=True), **COMMON},
+        tags=TAGS,
     ),
-    request=serializers.PlayNewBattleSerializer,
-    responses={201: serializers.PlayBattleSerializer, **REFUSED, **COMMON},
-    parameters=[ETAG],
-    tags=TAGS,
+    post=extend_schema(
+        operation_id="battles_create",
+        summary="Start a battle",
+        description=(
+            "One-off: `forces` holds your force and `opponent_link` another player's share "
+            "link, or `forces` holds two of your own. Campaign: `campaign` and two or more of "
+            "its active forces (their roster ids). Each figure's numbers are copied as they "
+            "stand; only legal forces play."
+        ),
+        request=serializers.PlayNewBattleSerializer,
+        responses={201: serializers.PlayBattleSerializer, **REFUSED, **COMMON},
+        parameters=[ETAG],
+        tags=TAGS,
+    ),
 )
 class BattleListView(BattleApiView):
     def get(self, request: Request) -> Response:
@@ -186,17 +191,19 @@ def _forces(request: Request, body: Mapping[str, Any]) -> list[Force]:
     return forces
 
 
-@extend_schema(
-    operation_id="battles_retrieve",
-    summary="A battle as it stands: sides, figures, turn, initiative, log",
-    description="Carries an `ETag`; send it back in `If-None-Match` to get 304 while unchanged.",
-    parameters=[BATTLE_ID, IF_NONE_MATCH, ETAG],
-    responses={
-        200: serializers.PlayBattleSerializer,
-        304: OpenApiResponse(description="Not modified."),
-        **COMMON,
-    },
-    tags=TAGS,
+@extend_schema_view(
+    get=extend_schema(
+        operation_id="battles_retrieve",
+        summary="A battle as it stands: sides, figures, turn, initiative, log",
+        description="Carries an `ETag`; send it back in `If-None-Match`: 304 while unchanged.",
+        parameters=[BATTLE_ID, IF_NONE_MATCH, ETAG],
+        responses={
+            200: serializers.PlayBattleSerializer,
+            304: OpenApiResponse(description="Not modified."),
+            **COMMON,
+        },
+        tags=TAGS,
+    )
 )
 class BattleDetailView(BattleApiView):
     def get(self, request: Request, battle_id: int) -> Response | HttpResponseNotModified:
@@ -209,21 +216,23 @@ class BattleDetailView(BattleApiView):
         return answer(request, battle_id)
 
 
-@extend_schema(
-    operation_id="battles_watch",
-    summary="A battle by its spectator link (read-only, no account needed)",
-    parameters=[
-        OpenApiParameter("token", OpenApiTypes.STR, OpenApiParameter.PATH),
-        IF_NONE_MATCH,
-        ETAG,
-    ],
-    responses={
-        200: serializers.PlayBattleSerializer,
-        304: OpenApiResponse(description="Not modified."),
-        404: ERRORS,
-        429: ERRORS,
-    },
-    tags=TAGS,
+@extend_schema_view(
+    get=extend_schema(
+        operation_id="battles_watch",
+        summary="A battle by its spectator link (read-only, no account needed)",
+        parameters=[
+            OpenApiParameter("token", OpenApiTypes.STR, OpenApiParameter.PATH),
+            IF_NONE_MATCH,
+            ETAG,
+        ],
+        responses={
+            200: serializers.PlayBattleSerializer,
+            304: OpenApiResponse(description="Not modified."),
+            404: ERRORS,
+            429: ERRORS,
+        },
+        tags=TAGS,
+    )
 )
 class BattleWatchView(BattleApiView):
     permission_classes = [AllowAny]
@@ -245,19 +254,21 @@ class BattleWatchView(BattleApiView):
         return response
 
 
-@extend_schema(
-    operation_id="battles_actions_create",
-    summary="Do something in the battle; answers the new state",
-    description=(
-        "`type` is one of: " + ", ".join(serializers.ACTION_TYPES) + ". `figure` is the "
-        "figure acting (attacker, caster, healer, reviver, jumper, or the one changed). "
-        "Leave `dice` out for the server's dice; send the dice rolled at the table to enter "
-        "them (marked so in the log). Only the battle's players act."
-    ),
-    parameters=[BATTLE_ID, IF_MATCH, ETAG],
-    request=serializers.PlayActionSerializer,
-    responses={201: serializers.PlayBattleSerializer, **REFUSED, **COMMON},
-    tags=TAGS,
+@extend_schema_view(
+    post=extend_schema(
+        operation_id="battles_actions_create",
+        summary="Do something in the battle; answers the new state",
+        description=(
+            "`type` is one of: " + ", ".join(serializers.ACTION_TYPES) + ". `figure` is the "
+            "figure acting (attacker, caster, healer, reviver, jumper, or the one changed). "
+            "Leave `dice` out for the server's dice; send the dice rolled at the table to enter "
+            "them (marked so in the log). Only the battle's players act."
+        ),
+        parameters=[BATTLE_ID, IF_MATCH, ETAG],
+        request=serializers.PlayActionSerializer,
+        responses={201: serializers.PlayBattleSerializer, **REFUSED, **COMMON},
+        tags=TAGS,
+    )
 )
 class BattleActionView(BattleApiView):
     def post(self, request: Request, battle_id: int) -> Response:
@@ -267,13 +278,15 @@ class BattleActionView(BattleApiView):
         return answer(request, battle_id, status=201)
 
 
-@extend_schema(
-    operation_id="battles_odds",
-    summary="An attack's odds before rolling: the needed roll, chance to hit, expected damage",
-    parameters=[BATTLE_ID],
-    request=serializers.PlayAttackDeclarationSerializer,
-    responses={200: serializers.PlayAttackOddsSerializer, **REFUSED, **COMMON},
-    tags=TAGS,
+@extend_schema_view(
+    post=extend_schema(
+        operation_id="battles_odds",
+        summary="An attack's odds before rolling: the needed roll, chance to hit, expected damage",
+        parameters=[BATTLE_ID],
+        request=serializers.PlayAttackDeclarationSerializer,
+        responses={200: serializers.PlayAttackOddsSerializer, **REFUSED, **COMMON},
+        tags=TAGS,
+    )
 )
 class BattleOddsView(BattleApiView):
     serializer_class = serializers.PlayAttackOddsSerializer
@@ -295,13 +308,15 @@ class BattleOddsView(BattleApiView):
         return Response(presenters.odds_json(plan))
 
 
-@extend_schema(
-    operation_id="battles_undo",
-    summary="Undo the last action (last first)",
-    parameters=[BATTLE_ID, IF_MATCH, ETAG],
-    request=None,
-    responses={200: serializers.PlayBattleSerializer, **REFUSED, **COMMON},
-    tags=TAGS,
+@extend_schema_view(
+    post=extend_schema(
+        operation_id="battles_undo",
+        summary="Undo the last action (last first)",
+        parameters=[BATTLE_ID, IF_MATCH, ETAG],
+        request=None,
+        responses={200: serializers.PlayBattleSerializer, **REFUSED, **COMMON},
+        tags=TAGS,
+    )
 )
 class BattleUndoView(BattleApiView):
     def post(self, request: Request, battle_id: int) -> Response:
@@ -310,18 +325,20 @@ class BattleUndoView(BattleApiView):
         return answer(request, battle_id)
 
 
-@extend_schema(
-    operation_id="battles_end",
-    summary="End the battle: the record from the log, with objectives and the result",
-    description=(
-        "Who took part, who went Unconscious or Out of Action and who took whom Out of "
-        "Action come from the log (P6); `objectives` and `winner` from you. In a campaign "
-        "it becomes the pending battle another side confirms (R14a)."
-    ),
-    parameters=[BATTLE_ID, IF_MATCH, ETAG],
-    request=serializers.PlayEndSerializer,
-    responses={200: serializers.PlayBattleSerializer, **REFUSED, **COMMON},
-    tags=TAGS,
+@extend_schema_view(
+    post=extend_schema(
+        operation_id="battles_end",
+        summary="End the battle: the record from the log, with objectives and the result",
+        description=(
+            "Who took part, who went Unconscious or Out of Action and who took whom Out of "
+            "Action come from the log (P6); `objectives` and `winner` from you. In a campaign "
+            "it becomes the pending battle another side confirms (R14a)."
+        ),
+        parameters=[BATTLE_ID, IF_MATCH, ETAG],
+        request=serializers.PlayEndSerializer,
+        responses={200: serializers.PlayBattleSerializer, **REFUSED, **COMMON},
+        tags=TAGS,
+    )
 )
 class BattleEndView(BattleApiView):
     def post(self, request: Request, battle_id: int) -> Response:

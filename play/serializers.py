@@ -8,6 +8,9 @@ from rest_framework import serializers
 from campaign.serializers import StrictBooleanField, StrictCharField, StrictIntegerField
 from play import table
 
+BATTLE_STATUSES = ["playing", "ended"]
+FIGURE_STATUSES = ["active", "unconscious", "out-of-action"]
+ATTACK_KINDS = ["melee", "ranged"]
 ACTION_TYPES = (
     "initiative",
     "attack",
@@ -84,7 +87,7 @@ class PlaySituationSerializer(NoUnknownKeys):
 class PlayAttackDeclarationSerializer(NoUnknownKeys):
     figure = StrictIntegerField(min_value=1, help_text="The attacking figure's id.")
     target = StrictIntegerField(min_value=1)
-    kind = serializers.ChoiceField(["melee", "ranged"])
+    kind = serializers.ChoiceField(ATTACK_KINDS)
     weapon = StrictCharField(allow_null=True, max_length=100, help_text="null: no weapon.")
     mode = StrictIntegerField(default=0, min_value=0, max_value=3)
     situation = PlaySituationSerializer(required=False)
@@ -105,7 +108,7 @@ class PlayActionSerializer(PlayAttackDeclarationSerializer):
     type = serializers.ChoiceField(ACTION_TYPES)
     figure = StrictIntegerField(required=False, min_value=1)
     target = StrictIntegerField(required=False, min_value=1, allow_null=True)
-    kind = serializers.ChoiceField(["melee", "ranged"], required=False)
+    kind = serializers.ChoiceField(ATTACK_KINDS, required=False)
     weapon = StrictCharField(required=False, allow_null=True, max_length=100)
     dice = serializers.JSONField(required=False, allow_null=True)
     transfers = PlayTransferSerializer(many=True, required=False, max_length=6)
@@ -119,9 +122,7 @@ class PlayActionSerializer(PlayAttackDeclarationSerializer):
     count = StrictIntegerField(default=1, min_value=1, max_value=12)
     reason = StrictCharField(required=False, allow_blank=True, max_length=100)
     hp = StrictIntegerField(required=False, allow_null=True, min_value=0, max_value=99)
-    status = serializers.ChoiceField(
-        ["active", "unconscious", "out-of-action"], required=False, allow_null=True
-    )
+    status = serializers.ChoiceField(FIGURE_STATUSES, required=False, allow_null=True)
     markers = serializers.DictField(
         child=StrictIntegerField(min_value=-9, max_value=9),
         required=False,
@@ -157,7 +158,7 @@ class PlayFigureSerializer(serializers.Serializer):
     spells = serializers.ListField(child=serializers.CharField())
     hp = serializers.IntegerField()
     max_hp = serializers.IntegerField()
-    status = serializers.ChoiceField(["active", "unconscious", "out-of-action"])
+    status = serializers.ChoiceField(FIGURE_STATUSES)
     activated = serializers.BooleanField()
     markers = serializers.DictField(child=serializers.IntegerField())
     discarded = serializers.ListField(child=serializers.CharField())
@@ -192,7 +193,7 @@ class PlayBattleSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     url = serializers.URLField()
     scenario = serializers.CharField()
-    status = serializers.ChoiceField(["playing", "ended"])
+    status = serializers.ChoiceField(BATTLE_STATUSES)
     version = serializers.IntegerField(help_text="Bumped by every action; the ETag's value.")
     campaign = serializers.IntegerField(allow_null=True)
     spectator_url = serializers.URLField(help_text="Read-only link for anyone.")
@@ -211,7 +212,7 @@ class PlayBattleListItemSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     url = serializers.URLField()
     scenario = serializers.CharField()
-    status = serializers.ChoiceField(["playing", "ended"])
+    status = serializers.ChoiceField(BATTLE_STATUSES)
     campaign = serializers.IntegerField(allow_null=True)
     sides = serializers.ListField(child=serializers.CharField())
     updated_at = serializers.DateTimeField()
