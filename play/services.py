@@ -390,7 +390,7 @@ def _plan(
     attacker, target = by_key[str(d.attacker)], by_key[str(d.target)]
     if state["figures"][str(d.attacker)]["side"] == state["figures"][str(d.target)]["side"]:
         raise Invalid("same-side", "Attack an enemy figure.", pointer="/target")
-    table.require_active(state, str(d.attacker), attacker.name, "/attacker")
+    table.require_able(state, str(d.attacker), figure_of(attacker), "/attacker")
     if state["figures"][str(d.target)]["status"] == table.OUT_OF_ACTION:
         raise Invalid("figure-not-active", f"{target.name} is Out of Action.", pointer="/target")
     fortified = state["figures"][str(d.target)]["markers"].get("fortify", 0) > 0
@@ -611,7 +611,7 @@ def cast_spell(
         spells = get_catalogue().spells
         if spell not in spells:
             raise Invalid("spell-not-known", f"No spell {spell!r}.", pointer="/spell")
-        table.require_active(t.state, caster_id, caster_bf.name, "/caster")
+        table.require_able(t.state, caster_id, caster_fig, "/caster")
         current = t.state["figures"][caster_id]
         plan = table.plan_spell(
             caster_fig,
@@ -686,7 +686,7 @@ def heal(
     def do(t: Table) -> Outcome:
         healer_id, healer_bf, healer_fig = t.figure(healer, "/healer")
         target_id, target_bf, _ = t.figure(target, "/target")
-        table.require_active(t.state, healer_id, healer_bf.name, "/healer")
+        table.require_able(t.state, healer_id, healer_fig, "/healer")
         table.require_active(t.state, target_id, target_bf.name, "/target")
         if not healer_fig.carries(table.MEDICAL_KIT):
             raise Invalid("needs-equipment", "Healing needs a Medical Kit.", pointer="/healer")
@@ -720,7 +720,7 @@ def revive(
     def do(t: Table) -> Outcome:
         reviver_id, reviver_bf, reviver_fig = t.figure(reviver, "/reviver")
         target_id, target_bf, target_fig = t.figure(target, "/target")
-        table.require_active(t.state, reviver_id, reviver_bf.name, "/reviver")
+        table.require_able(t.state, reviver_id, reviver_fig, "/reviver")
         if not reviver_fig.carries(table.MEDICAL_KIT):
             raise Invalid("needs-equipment", "Reviving needs a Medical Kit.", pointer="/reviver")
         if t.state["figures"][target_id]["status"] != table.UNCONSCIOUS:
@@ -761,7 +761,7 @@ def jump(
 
     def do(t: Table) -> Outcome:
         fid, bf, fig = t.figure(figure, "/figure")
-        table.require_active(t.state, fid, bf.name, "/figure")
+        table.require_able(t.state, fid, fig, "/figure")
         if discard_climbing_gear and table.CLIMBING_GEAR in t.state["figures"][fid]["discarded"]:
             raise Invalid("unknown-item", "The Climbing Gear is discarded.", pointer="/item")
         plan = table.plan_jump(fig, distance, movement)

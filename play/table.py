@@ -1151,6 +1151,34 @@ def require_active(state: BattleState, fid: str, name: str, where: str) -> Figur
     return figure
 
 
+DETERMINATION = "movement/determination"
+EXTREME_DETERMINATION = "support/extreme-determination"
+
+
+def can_act(current: FigureState, figure: Figure) -> bool:
+    """Active figures act; an Unconscious one acts with Extreme Determination, or with
+    Determination if it has not activated this turn (its last activation)."""
+    if current["status"] == ACTIVE:
+        return True
+    if current["status"] != UNCONSCIOUS:
+        return False
+    return figure.has(EXTREME_DETERMINATION) or (
+        figure.has(DETERMINATION) and not current["activated"]
+    )
+
+
+def require_able(state: BattleState, fid: str, figure: Figure, where: str) -> FigureState:
+    """The figure acting: refused unless `can_act`."""
+    current = _figure(state, fid, where)
+    if not can_act(current, figure):
+        raise Invalid(
+            "figure-not-active",
+            f"{figure.name} is {status_words(current['status'])} and cannot act.",
+            pointer=where,
+        )
+    return current
+
+
 def status_words(status: Status) -> str:
     return {ACTIVE: "active", UNCONSCIOUS: "Unconscious", OUT_OF_ACTION: "Out of Action"}[status]
 

@@ -730,3 +730,27 @@ def test_entered_dice_are_checked():
         ("/dice/1", "invalid-roll"),
         ("/dice/2", "invalid-roll"),
     ]
+
+
+def test_who_may_act_while_unconscious():
+    def state(status, activated=False):
+        return {
+            "side": 0,
+            "hp": 0,
+            "max_hp": 10,
+            "status": status,
+            "activated": activated,
+            "markers": {},
+            "discarded": [],
+            "forgotten": [],
+        }
+
+    plain = figure()
+    extreme = figure(skills=[table.EXTREME_DETERMINATION])
+    determined = figure(skills=[table.DETERMINATION])
+    assert table.can_act(state("active"), plain) is True
+    assert table.can_act(state("unconscious"), plain) is False
+    assert table.can_act(state("unconscious", activated=True), extreme) is True
+    assert table.can_act(state("unconscious"), determined) is True
+    assert table.can_act(state("unconscious", activated=True), determined) is False
+    assert table.can_act(state("out-of-action"), extreme) is False
