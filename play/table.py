@@ -1320,6 +1320,8 @@ def record_from(state: BattleState, events: Iterable[Event]) -> dict[str, Member
         if event["status"] == UNCONSCIOUS:
             unconscious.add(event["figure"])
         elif event["status"] == OUT_OF_ACTION:
+            if event["figure"] in out:
+                continue  # put back by a declared change and taken out again: credit once
             out.add(event["figure"])
             by = event["by"]
             if by is not None and figures[by]["side"] != figures[event["figure"]]["side"]:

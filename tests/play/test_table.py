@@ -754,3 +754,16 @@ def test_who_may_act_while_unconscious():
     assert table.can_act(state("unconscious"), determined) is True
     assert table.can_act(state("unconscious", activated=True), determined) is False
     assert table.can_act(state("out-of-action"), extreme) is False
+
+
+def test_the_record_credits_each_figure_out_of_action_once():
+    state = table.new_state({"a": (0, figure("A")), "b": (1, figure("B"))})
+    events = [
+        {"figure": "b", "status": "unconscious", "by": "a"},
+        {"figure": "b", "status": "out-of-action", "by": "a"},
+        {"figure": "b", "status": "active", "by": None},  # a declared change puts B back
+        {"figure": "b", "status": "out-of-action", "by": "a"},
+    ]
+    record = table.record_from(state, events)
+    assert record["a"] == table.MemberRecord("a", False, False, 1)
+    assert record["b"] == table.MemberRecord("b", True, True, 0)
