@@ -220,7 +220,7 @@ class Outcome:
 
 
 @dataclass(slots=True)
-class Table:
+class ActionFrame:
     """The locked battle as an action sees it: its figures and a state to change."""
 
     battle: Battle
@@ -266,7 +266,7 @@ def _act(
     battle: Battle,
     by: AbstractBaseUser,
     kind: str,
-    do: Callable[[Table], Outcome],
+    do: Callable[[ActionFrame], Outcome],
     *,
     dice: Sequence[object] | None = None,
     rng: random.Random | None = None,
@@ -287,7 +287,7 @@ def _act(
             str(f.pk): f for f in BattleFigure.objects.filter(side__battle=locked).order_by("pk")
         }
         before = copy.deepcopy(locked.state)
-        t = Table(
+        t = ActionFrame(
             locked,
             copy.deepcopy(locked.state),
             figures,
@@ -330,7 +330,7 @@ def roll_initiative(
     """P1: 1d12 a side, +1 for the side with fewer active figures, ties rolled again.
     Entered dice come as rounds: `[[7, 7], [3, 9]]`."""
 
-    def do(t: Table) -> Outcome:
+    def do(t: ActionFrame) -> Outcome:
         active = table.active_counts(t.state, len(t.sides))
         if dice is None:
             result = table.roll_initiative(active, t.rng)
@@ -420,7 +420,7 @@ def attack(
     """An attack (P2, P3): one die per attack the weapon makes (its rate of fire), each
     resolved against the target in turn; damage, Unconscious, Out of Action."""
 
-    def do(t: Table) -> Outcome:
+    def do(t: ActionFrame) -> Outcome:
         plan = _plan(t.state, t.figures, declaration)
         rolls, entered = t.dice(plan.rate_of_fire)
         attacker_id, target_id = str(declaration.attacker), str(declaration.target)
@@ -478,7 +478,7 @@ def _declaration_json(d: AttackDeclaration) -> dict[str, Any]:
     }
 
 
-def _status_words(t: Table, events: Sequence[table.Event]) -> str:
+def _status_words(t: ActionFrame, events: Sequence[table.Event]) -> str:
     return "".join(
         f" {t.figures[e['figure']].name} is {table.status_words(e['status'])}." for e in events
     )
@@ -495,7 +495,7 @@ def transfer_damage(
     it onto friendly figures (each at most its FR; The True Power of Friendship halves
     what it receives). The attack is resolved again from its state with the same dice."""
 
-    def do(t: Table) -> Outcome:
+    def do(t: ActionFrame) -> Outcome:
         last = _last_effective(t.battle)
         if last is None or last.kind != "attack" or not last.detail.get("damage"):
             raise Invalid(
@@ -606,7 +606,7 @@ def cast_spell(
     """P4: CA dice against the Difficulty; the outcome tier; its markers on the target,
     Healing Spring's and Reviving Breath's HP, Mana Obliteration's forgetting."""
 
-    def do(t: Table) -> Outcome:
+    def do(t: ActionFrame) -> Outcome:
         caster_id, caster_bf, caster_fig = t.figure(caster, "/caster")
         spells = get_catalogue().spells
         if spell not in spells:
@@ -683,7 +683,7 @@ def heal(
 ) -> BattleAction:
     """Heal (Medical Kit): 1d12 against the target's HP; the excess, up to the healer's FR."""
 
-    def do(t: Table) -> Outcome:
+    def do(t: ActionFrame) -> Outcome:
         healer_id, healer_bf, healer_fig = t.figure(healer, "/healer")
         target_id, target_bf, _ = t.figure(target, "/target")
         table.require_able(t.state, healer_id, healer_fig, "/healer")
@@ -717,7 +717,7 @@ def revive(
 ) -> BattleAction:
     """Revive (Medical Kit): 1d12 equal to or under the target's FR wakes it with 1 HP."""
 
-    def do(t: Table) -> Outcome:
+    def do(t: ActionFrame) -> Outcome:
         reviver_id, reviver_bf, reviver_fig = t.figure(reviver, "/reviver")
         target_id, target_bf, target_fig = t.figure(target, "/target")
         table.require_able(t.state, reviver_id, reviver_fig, "/reviver")
@@ -759,7 +759,7 @@ def jump(
     """A Jump or Drop check: 1d12 plus modifiers must exceed the distance; a fail costs
     1 HP a point short (and the figure's unspent actions)."""
 
-    def do(t: Table) -> Outcome:
+    def do(t: ActionFrame) -> Outcome:
         fid, bf, fig = t.figure(figure, "/figure")
         table.require_able(t.state, fid, fig, "/figure")
         if discard_climbing_gear and table.CLIMBING_GEAR in t.state["figures"][fid]["discarded"]:
@@ -800,7 +800,7 @@ def roll_d12(
 ) -> BattleAction:
     """A plain roll (objectives, a push over a drop, Subdual, Exploit Weakness...)."""
 
-    def do(t: Table) -> Outcome:
+    def do(t: ActionFrame) -> Outcome:
         if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= 12:
             raise Invalid("invalid", "Roll 1 to 12 dice.", pointer="/count")
         label = " ".join(str(reason).split())[:100]
@@ -832,7 +832,7 @@ class Change:
 def change_figure(
     *, battle: Battle, by: AbstractBaseUser, change: Change, if_match: int | None = None
 ) -> BattleAction:
-    def do(t: Table) -> Outcome:
+    def do(t: ActionFrame) -> Outcome:
         fid, bf, fig = t.figure(change.figure, "/figure")
         state = t.state["figures"][fid]
         said: list[str] = []
@@ -886,7 +886,7 @@ def end_activation(
 ) -> BattleAction:
     """The figure has activated this turn; Clock Up and Inspire markers lapse."""
 
-    def do(t: Table) -> Outcome:
+    def do(t: ActionFrame) -> Outcome:
         fid, bf, _ = t.figure(figure, "/figure")
         state = t.state["figures"][fid]
         if state["activated"]:
@@ -902,7 +902,7 @@ def end_activation(
 def next_turn(
     *, battle: Battle, by: AbstractBaseUser, if_match: int | None = None
 ) -> BattleAction:
-    def do(t: Table) -> Outcome:
+    def do(t: ActionFrame) -> Outcome:
         table.next_turn(t.state)
         return Outcome(f"Turn {t.state['turn']} begins: roll for initiative.")
 

@@ -262,7 +262,6 @@ def _screen_context(
             next((o[0][0] for _, o in _spell_options(figures, catalogue) if o), None),
         ),
         "items": table.ONE_USE_ITEMS,
-        "action_types": serializers.ACTION_TYPES,
         "attack": _attack_form(
             view,
             catalogue,
