@@ -31,6 +31,7 @@ def api_root(request: Request) -> Response:
             "rosters": reverse("roster-api-list", request=request),
             "rosters_validate": reverse("roster-api-validate", request=request),
             "campaigns": reverse("campaign-api-list", request=request),
+            "battles": reverse("play-api-list", request=request),
             "schema": reverse("api-schema", request=request),
             "docs": reverse("api-docs", request=request),
         }

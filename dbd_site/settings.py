@@ -47,6 +47,7 @@ INSTALLED_APPS = [
     "rules",
     "roster",
     "campaign",
+    "play",
 ]
 
 MIDDLEWARE = [
@@ -277,6 +278,12 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
     # 3.1 speaks plain JSON Schema, so the roster document schema is published as-is.
     "OAS_VERSION": "3.1.0",
+    # Play mode's choice sets share field names with the campaign's ("status", "kind").
+    "ENUM_NAME_OVERRIDES": {
+        "PlayBattleStatusEnum": "play.serializers.BATTLE_STATUSES",
+        "PlayFigureStatusEnum": "play.serializers.FIGURE_STATUSES",
+        "PlayAttackKindEnum": "play.serializers.ATTACK_KINDS",
+    },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "roster.schema.add_roster_document",

@@ -19,6 +19,8 @@ from accounts.models import ApiToken
 from accounts.tokens import create_api_token
 from campaign import services as campaign_services
 from campaign.models import Battle, Campaign, CampaignEvent, CampaignForce, LedgerEntry
+from play import services as play_services
+from play.models import Battle as PlayBattle
 from roster import services as roster_services
 from roster.models import Force, Member, SkillRoll
 from tests.campaign.conftest import record
@@ -35,7 +37,7 @@ PUBLIC = re.compile(
     r"|api/v1/rosters/validate/)"
 )
 # Pages opened by an unguessable token: whoever holds the token may look, by design.
-BY_TOKEN = re.compile(r"^/(forces/shared/|campaigns/join/)")
+BY_TOKEN = re.compile(r"^/(forces/shared/|campaigns/join/|play/watch/|api/v1/battles/watch/)")
 LOGIN = "/accounts/login/"
 RULES_SLUGS = {
     "societies": "academic",
@@ -52,6 +54,7 @@ class World:
     stranger: object
     values: dict[str, str]
     campaign_values: dict[str, str]
+    play_values: dict[str, str]
 
 
 @pytest.fixture
@@ -70,6 +73,9 @@ def world() -> World:
     theirs = roster_services.import_force(owner=opponent, document=force(*document["members"]))
     red = campaign_services.enter_force(campaign=campaign, player=owner, force=mine)
     blue = campaign_services.enter_force(campaign=campaign, player=opponent, force=theirs)
+    live = play_services.start_battle(
+        by=owner, forces=[red.force, blue.force], scenario="Duel", campaign=campaign
+    )
     battle = record(campaign, opponent, red, blue, winner=None)
     mine.refresh_from_db()
     return World(
@@ -93,6 +99,7 @@ def world() -> World:
             "level_up_index": "0",
             "token": campaign.invite_token,
         },
+        play_values={"battle_id": str(live.pk), "token": live.spectator_token},
     )
 
 
@@ -110,6 +117,8 @@ def fill(route: str, world: World) -> str | None:
     if route.startswith("admin/") or "format" in route:
         return None  # Django's admin checks staff itself; format suffixes repeat routes
     values = world.campaign_values if "campaigns/" in route else world.values
+    if route.startswith(("play/", "api/v1/battles/")):
+        values = world.play_values
     for collection, slug in RULES_SLUGS.items():
         if f"^{collection}/" in route:
             values = {**values, "slug": slug}
@@ -143,6 +152,7 @@ def snapshot() -> tuple:
         list(Battle.objects.values_list("pk", "status")),
         LedgerEntry.objects.count(),
         CampaignEvent.objects.count(),
+        list(PlayBattle.objects.values_list("pk", "version", "status")),
     )
 
 
