@@ -23,7 +23,7 @@ from drf_spectacular.utils import (
     extend_schema,
     extend_schema_view,
 )
-from rest_framework.exceptions import ErrorDetail, NotFound, PermissionDenied, ValidationError
+from rest_framework.exceptions import ErrorDetail, NotFound, ValidationError
 from rest_framework.generics import GenericAPIView
 from rest_framework.parsers import JSONParser
 from rest_framework.permissions import IsAuthenticated
@@ -33,6 +33,7 @@ from rest_framework.reverse import reverse
 
 from campaign import exports, selectors, serializers, services
 from campaign.models import Battle, Campaign, CampaignForce
+from dbd_site.errors import NotAllowed
 from roster import selectors as roster_selectors
 from roster.models import Member
 from roster.serializers import ApiErrorsSerializer, evaluation_summary
@@ -109,7 +110,7 @@ class CampaignApiView(GenericAPIView):
     def require_organiser(self, doing: str) -> Campaign:
         campaign = self.get_campaign()
         if campaign.organiser_id != self.request.user.pk:
-            raise PermissionDenied(f"Only the organiser can {doing}.")
+            raise NotAllowed("not-organiser", f"Only the organiser can {doing}.")
         return campaign
 
     def get_campaign_force(self) -> CampaignForce:
@@ -119,7 +120,7 @@ class CampaignApiView(GenericAPIView):
 
     def require_owner(self, campaign_force: CampaignForce, doing: str) -> None:
         if campaign_force.player_id != self.request.user.pk:
-            raise PermissionDenied(f"Only the force's owner can {doing}.")
+            raise NotAllowed("not-owner", f"Only the force's owner can {doing}.")
 
     def get_battle(self) -> Battle:
         return selectors.get_battle(

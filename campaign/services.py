@@ -930,7 +930,7 @@ def confirm_battle(*, battle: Battle, by: AbstractBaseUser) -> Battle:
                 "not its recorder (R14a).",
             )
         raise NotAllowed(
-            "own-battle", "Only an opponent in this battle or the organiser can confirm it."
+            "not-in-battle", "Only an opponent in this battle or the organiser can confirm it."
         )
     rules = battle.campaign.house_rules  # R14c: the rules in force at confirmation
     forces = {cf.pk: cf for cf in _lock_all(bf.campaign_force for bf in battle_forces)}
