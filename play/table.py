@@ -461,7 +461,9 @@ def plan_attack(
         ]
         if not attacker.has(skill):
             problems.append(
-                Problem("/situation/dual_wield", "skill-missing", f"Dual Wield ({kind}) is a skill.")
+                Problem(
+                    "/situation/dual_wield", "skill-missing", f"Dual Wield ({kind}) is a skill."
+                )
             )
         if weapon is None or weapon.hands != 1 or len(one_handed) < 2:
             problems.append(
