@@ -337,7 +337,7 @@ def test_the_recorder_cannot_confirm_their_own_battle(campaign, organiser, alice
     services.join_campaign(user=carol, token=campaign.invite_token)
     with pytest.raises(NotAllowed, match="opponent") as refused:
         services.confirm_battle(battle=battle, by=carol)  # a player, but not in the battle
-    assert problems(refused) == [("", "own-battle")]
+    assert problems(refused) == [("", "not-in-battle")]
     assert Battle.objects.get(pk=battle.pk).status == Battle.Status.PENDING
     assert balance(red) == 45
     services.confirm_battle(battle=battle, by=organiser)
