@@ -37,6 +37,7 @@ from campaign.models import (
     new_invite_token,
 )
 from campaign.progression import HouseRules, InvalidHouseRules
+from dbd_site.inputs import is_whole_number
 from roster import engine
 from roster import selectors as roster_selectors
 from roster import services as roster_services
@@ -786,7 +787,7 @@ def continue_level_up_roll(
     choices) or "pick" (`skill` outright, -2 FR)."""
     current = _member_of(campaign_force, member)
     kind, _, index = slot.partition("/")
-    if kind != "level_ups" or not index.isdigit() or int(index) >= len(current.level_ups):
+    if kind != "level_ups" or not is_whole_number(index) or int(index) >= len(current.level_ups):
         raise CampaignError(f"{current.name} has no level-up at '{slot}'.")
 
     def change() -> Member:

@@ -41,6 +41,7 @@ from campaign.forms import (
     VoidForm,
 )
 from campaign.models import Battle, Campaign, CampaignForce
+from dbd_site.inputs import is_whole_number
 from dbd_site.rendering import is_htmx, render_page
 from roster.models import Member, SkillRoll
 from rules.loader import get_catalogue
@@ -118,7 +119,7 @@ def _actions(request: HttpRequest, battle: Battle) -> BattleActions:
 
 
 def _ids(values: list[str]) -> list[int]:
-    return [int(v) for v in values if v.isdigit()]
+    return [int(v) for v in values if is_whole_number(v)]
 
 
 # --- my campaigns --------------------------------------------------------------------------

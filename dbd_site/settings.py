@@ -49,6 +49,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "dbd_site.middleware.RequestSizeLimitMiddleware",
+    "dbd_site.middleware.UnstorableCharacterMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -148,13 +149,15 @@ SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
 
 AUTHENTICATION_BACKENDS = [
-    # django-axes first: it refuses logins while a username/IP pair is locked out.
+    # django-axes first: it refuses logins while an address or a username is locked out.
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
 AXES_FAILURE_LIMIT = env_int("AXES_FAILURE_LIMIT", default=5)
 AXES_COOLOFF_TIME = env_int("AXES_COOLOFF_MINUTES", default=15) / 60  # hours
-AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+# Failures count per address (across usernames: one address trying many names) and
+# per username (across addresses: one name tried from many), each locking at the limit.
+AXES_LOCKOUT_PARAMETERS = ["ip_address", "username"]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "accounts/locked_out.html"
 
@@ -196,6 +199,8 @@ REST_FRAMEWORK = {
         "user": env_str("API_THROTTLE_USER", default="600/minute"),
     },
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
+    # JSON only, with the site's limits on depth, numbers and characters (dbd_site.inputs).
+    "DEFAULT_PARSER_CLASSES": ["dbd_site.parsers.JSONParser"],
     "DEFAULT_RENDERER_CLASSES": [
         "rest_framework.renderers.JSONRenderer",
         "rest_framework.renderers.BrowsableAPIRenderer",
@@ -228,6 +233,9 @@ SPECTACULAR_SETTINGS = {
         "dbd_site.schema.add_common_error_responses",
     ],
 }
+
+# The debug error page hides the database's address and password (DEBUG only).
+DEFAULT_EXCEPTION_REPORTER_FILTER = "dbd_site.debug.ExceptionReporterFilter"
 
 LOGGING = {
     "version": 1,

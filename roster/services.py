@@ -13,6 +13,7 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
+from dbd_site.inputs import is_whole_number
 from roster import documents, engine, selectors
 from roster.models import Force, Member, SkillRoll
 from rules.loader import get_catalogue
@@ -231,7 +232,7 @@ def remove_member(*, member: Member) -> None:
 
 def _advancement_at(member: Member, slot: str) -> tuple[list[dict[str, Any]], int]:
     kind, _, index = slot.partition("/")
-    if kind not in SLOT_KINDS or not index.isdigit():
+    if kind not in SLOT_KINDS or not is_whole_number(index):
         raise RollRefused(f"'{slot}' is not an advancement; use e.g. 'free_advancements/0'.")
     advancements = getattr(member, kind)
     position = int(index)

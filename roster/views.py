@@ -25,6 +25,7 @@ from django.utils.text import slugify
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 from django_htmx.http import trigger_client_event
 
+from dbd_site.inputs import is_whole_number
 from dbd_site.rendering import is_htmx, render_page
 from roster import engine, gate, options, selectors, services
 from roster.changes import CHANGES, Rejected
@@ -165,7 +166,7 @@ def pointer_words(pointer: str, document: Any) -> str:
     node = document
     for i, part in enumerate(parts):
         parent = parts[i - 1] if i else None
-        if part.isdigit() and (node is None or isinstance(node, list)):
+        if is_whole_number(part) and (node is None or isinstance(node, list)):
             position = int(part)
             item = node[position] if node is not None and position < len(node) else None
             if parent == "members" and words:
