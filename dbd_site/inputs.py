@@ -26,6 +26,8 @@ _WHOLE_NUMBER = re.compile(r"[0-9]{1,18}")
 MAX_JSON_DEPTH = 32
 # Longer than any number a document holds, far below Python's 4,300-digit limit.
 MAX_NUMBER_DIGITS = 40
+# Floats hold every whole number up to here exactly.
+_EXACT_INTEGERS = 2**53
 # NUL (PostgreSQL's text and jsonb refuse it) and UTF-16 surrogates (a lone one cannot be
 # encoded as UTF-8; a valid pair is decoded by the parser into one character).
 _UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
@@ -78,6 +80,10 @@ def _parse_float(literal: str) -> float:
     value = float(literal)
     if math.isinf(value):
         raise Invalid("number-too-long", f"The number {literal[:20]}… is too large.")
+    # JSON has one kind of number, and JSON Schema (so the API's schema) counts 2.0 as an
+    # integer: a whole number written as 2.0 or 2e0 is read as the integer it is.
+    if value.is_integer() and abs(value) <= _EXACT_INTEGERS:
+        return int(value)
     return value
 
 
@@ -126,6 +132,7 @@ def load_json(raw: bytes | str) -> Any:
 
     Beyond plain JSON: at most MAX_JSON_DEPTH levels, numbers of at most
     MAX_NUMBER_DIGITS digits (no NaN or Infinity), no NUL or lone surrogate in any text.
+    A whole number written with a fraction or exponent (2.0, 2e0) is read as an integer.
     """
     if isinstance(raw, bytes):
         try:

@@ -106,6 +106,30 @@ def test_number_length_limit_has_two_sides():
         assert refused.value.code in ("number-too-long", "parse-error"), text
 
 
+@pytest.mark.parametrize(
+    ("text", "number"),
+    [
+        ("2.0", 2),
+        ("2e0", 2),
+        ("-3.000", -3),
+        ("9007199254740992.0", 2**53),
+        ("9007199254740994.0", 9007199254740994.0),  # past exact floats: stays a float
+        ("2.5", 2.5),
+        ("1e-3", 0.001),
+    ],
+)
+def test_whole_numbers_written_as_floats_are_integers(text, number):
+    value = load_json(text)
+    assert (value, type(value)) == (number, type(number))
+
+
+def test_a_roster_document_may_write_resources_as_50_0(client):
+    document = json.dumps(legal_force()).replace('"resources": 50', '"resources": 50.0')
+    response = client.post("/api/v1/rosters/validate/", document, content_type="application/json")
+    assert response.status_code == 200
+    assert response.json()["valid"] is True
+
+
 def test_unstorable_characters_are_refused_with_where():
     assert load_json('{"a": ["x", "\\ud83d\\ude00"]}') == {"a": ["x", "\U0001f600"]}
     for text, where in (
