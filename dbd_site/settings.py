@@ -183,7 +183,7 @@ LOGIN_REDIRECT_URL = "roster:list"
 LOGOUT_REDIRECT_URL = "home"
 
 REST_FRAMEWORK = {
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "dbd_site.schema.AutoSchema",
     # Token first: DRF takes WWW-Authenticate from the first class, so anonymous callers
     # get 401 with `WWW-Authenticate: Token` rather than a bare 403.
     "DEFAULT_AUTHENTICATION_CLASSES": [

@@ -8,11 +8,13 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from dbd_site import inputs
 from roster import documents, engine, selectors
 from roster.models import Force, SkillRoll
 from roster.schema import DOCUMENT_REF
 
-SHAPE_CODES = sorted(set(documents.SHAPE_CODES.values()) | {"invalid", "parse-error"})
+# The document's own shape codes, and the refusals of the JSON parser (dbd_site.inputs).
+SHAPE_CODES = sorted(set(documents.SHAPE_CODES.values()) | {"invalid"} | set(inputs.CODES))
 
 
 class ProblemSerializer(serializers.Serializer):
@@ -202,6 +204,8 @@ class RosterDetailsSerializer(serializers.Serializer):
 
     Describes the body: it is checked against the document's own rules for the two keys.
     """
+
+    refuses_unknown_keys = True  # the view refuses any other key (unknown-key)
 
     name = serializers.CharField(required=False, max_length=100)
     resources = serializers.IntegerField(required=False, min_value=1, max_value=1_000_000)
