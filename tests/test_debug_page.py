@@ -22,11 +22,7 @@ def debug_page(with_environment: bool = False) -> str:
         return technical_500_response(request, *sys.exc_info()).content.decode()
 
 
-@override_settings(
-    DEBUG=True,
-    DATABASES={"default": {"ENGINE": "django.db.backends.sqlite3", "PASSWORD": "hunter2-sekrit"}},
-    REDIS_URL="redis://:hunter2-sekrit@cache.internal:6379/0",
-)
+@override_settings(DEBUG=True, REDIS_URL=SECRET_URL)
 def test_the_debug_page_hides_the_database_url_and_password():
     page = debug_page(with_environment=True)
     assert "boom" in page  # it is the debug page
