@@ -284,3 +284,25 @@ def test_the_fuzz_values_are_what_they_claim():
     assert "\x00" in json.loads(HOSTILE_JSON[2])["name"]
     with pytest.raises(RecursionError):
         json.loads(DEEP)
+
+
+# The query parameters the site's pages and lists read (and any other name is ignored).
+QUERY_NAMES = ("page", "limit", "offset", "q", "category", "school", "status", "forces", "next")
+QUERY_VALUES = ("²", "①", "\x00", "9" * 5000, "-1", "x" * 10_000, "")
+
+
+def test_no_page_answers_5xx_to_hostile_query_parameters():
+    world = make_world()
+    owner = Client(raise_request_exception=False)
+    owner.force_login(world.owner)
+    failures = []
+    for path in pages_with_forms(world):
+        base, _, query = path.partition("?")
+        for value in QUERY_VALUES:
+            params = dict.fromkeys(QUERY_NAMES, value)
+            if query:
+                params["forces"] = [query.split("&")[0].partition("=")[2], value]
+            response = owner.get(base, params)
+            if response.status_code >= 500:
+                failures.append(f"{response.status_code} GET {base} ({value[:10]!r})")
+    assert failures == []
