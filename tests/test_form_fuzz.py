@@ -5,7 +5,8 @@ finds, and sends hypothesis-made hostile values in place of what the page offers
 Unicode "digits", NUL, deep or surrogate-laden JSON, numbers past any limit, huge
 text, several values for one field, missing fields. Nothing may answer 5xx, and a
 refused post (4xx) must change nothing. Each example is rolled back, so the next one
-meets the same data.
+meets the same data. Every page is also opened with hostile values in the query
+parameters the pages and lists read.
 """
 
 import json
