@@ -41,9 +41,16 @@ def test_the_schema_says_a_battle_has_two_results(schema):
     assert component(schema, "NewBattleRequest")["properties"]["results"]["minItems"] == 2
 
 
-def test_the_schema_says_which_patches_refuse_other_keys(schema):
-    for name in ("PatchedRosterDetailsRequest", "PatchedHouseRulesChangeRequest"):
+def test_the_schema_says_which_bodies_refuse_other_keys(schema):
+    for name in (
+        "PatchedRosterDetailsRequest",
+        "PatchedHouseRulesChangeRequest",
+        "NewCampaignRequest",
+        "RosterDocument",
+    ):
         assert component(schema, name)["additionalProperties"] is False, name
+    # A body whose serializer does not declare it says nothing of the sort.
+    assert "additionalProperties" not in component(schema, "JoinRequest")
 
 
 def test_the_schema_lists_the_parsers_refusals_among_the_shape_codes(schema):
@@ -97,6 +104,16 @@ def test_patch_refuses_other_keys(django_user_model):
         ("/colour", "unknown-key")
     ]
     assert api.patch(url, {"name": "New"}, format="json").status_code == 200
+
+
+def test_a_new_campaign_refuses_other_keys(organiser):
+    api = signed_in(organiser)
+    refused = api.post("/api/v1/campaigns/", {"name": "Cup", "colour": "red"}, format="json")
+    assert refused.status_code == 400
+    assert [(e["pointer"], e["code"]) for e in refused.json()["errors"]] == [
+        ("/colour", "unknown-key")
+    ]
+    assert api.post("/api/v1/campaigns/", {"name": "Cup"}, format="json").status_code == 201
 
 
 def test_2_0_is_taken_as_an_integer(campaign, organiser, red):
