@@ -150,6 +150,7 @@ def confirmed(world: World) -> None:
         red,
         blue,
         red_results=everyone(red, Ann={"enemies_out_of_action": 1}),
+        blue_results=everyone(blue, Ben={"out_of_action": True}),  # R14b
     )
     services.confirm_battle(battle=world.battle, by=world.users["bob"])
 
@@ -205,7 +206,8 @@ CASES = [
     Case("invite-reset", "post", "invite/reset/", ORGANISER_ONLY),
     Case("forces", "get", "forces/", everyone_may()),
     # Alice and Bob already have an active force each (one per player).
-    Case("enter", "post", "forces/", {"organiser": 201, "alice": 400, "bob": 400}, own_force),
+    # A state conflict (409): retiring the active force first would let them enter.
+    Case("enter", "post", "forces/", {"organiser": 201, "alice": 409, "bob": 409}, own_force),
     Case("force", "get", "forces/{red}/", everyone_may()),
     Case("retire", "post", "forces/{red}/retire/", {"organiser": 200, "alice": 200, "bob": 403}),
     Case("ledger", "get", "forces/{red}/ledger/", everyone_may()),
@@ -270,6 +272,8 @@ CASES = [
     ),
 ]
 CASE_IDS = [case.id for case in CASES]
+# The service's own code where a 403 comes from the write path rather than the view.
+REFUSED_AS = {"confirm": "own-battle", "retire": "not-owner", "void-confirmed": "not-organiser"}
 
 
 @pytest.fixture
@@ -289,7 +293,7 @@ def test_players_and_the_organiser(case, who, world, clients, dice):
     response = send(clients[who], case.method, case.url(world), body)
     assert response.status_code == case.expected[who], response.content
     if response.status_code == 403:
-        assert error_keys(response) == [("", "permission-denied")]
+        assert error_keys(response) == [("", REFUSED_AS.get(case.id, "permission-denied"))]
         assert response.json()["errors"][0]["message"]
     if response.status_code >= 400 or case.method == "get":
         assert snapshot(world.campaign) == before  # refused or read: nothing changes
@@ -346,7 +350,8 @@ def test_a_player_outside_the_battle_may_neither_confirm_nor_void_it(world, clie
     for action in ("confirm", "void"):
         response = send(signed_in(carol), "post", f"{battle_url(world.battle)}{action}/")
         assert response.status_code == 403
-        assert error_keys(response) == [("", "permission-denied")]
+        expected = {"confirm": "own-battle", "void": "not-in-battle"}[action]  # R14a
+        assert error_keys(response) == [("", expected)]
     assert snapshot(world.campaign) == before
 
 
@@ -485,7 +490,7 @@ def test_thresholds_that_strand_a_taken_level_up_are_refused(world, clients, ali
     body = {"level_thresholds": [0, 4, 8]}
     response = send(clients["organiser"], "patch", campaign_url(world.campaign), body)
     assert response.status_code == 400
-    assert error_keys(response) == [("/level_thresholds", "campaign-rule")]
+    assert error_keys(response) == [("/level_thresholds", "invalid-house-rules")]
     assert "Ann" in response.json()["errors"][0]["message"]
 
 
@@ -498,8 +503,8 @@ def test_joining_and_a_new_invitation_link(world, clients, eve):
     assert new != old
     assert reset.json()["invite_url"].endswith(f"/campaigns/join/{new}/")
     refused = send(clients["outsider"], "post", f"{BASE}join/", {"token": old})
-    assert refused.status_code == 400
-    assert error_keys(refused) == [("/token", "campaign-rule")]
+    assert refused.status_code == 404  # no campaign has that link (any more)
+    assert error_keys(refused) == [("", "invalid-invite")]
     assert send(clients["outsider"], "post", f"{BASE}join/", {}).status_code == 400
     joined = send(clients["outsider"], "post", f"{BASE}join/", {"token": new})
     assert joined.status_code == 200
@@ -552,7 +557,8 @@ def test_entering_refusals_point_at_the_force(world, clients, alice, bob):
     assert error_keys(response) == [("/force", "not-found")]
     spare = freeform_force(alice, "Alice's Spare")
     response = send(clients["alice"], "post", url, {"force": spare.pk})
-    assert error_keys(response) == [("/force", "campaign-rule")]
+    assert response.status_code == 409  # a state conflict: retire Red first
+    assert error_keys(response) == [("", "already-in-campaign")]
     assert "already have a force" in response.json()["errors"][0]["message"]
     response = send(clients["alice"], "post", url, {"force": "red"})
     assert error_keys(response) == [("/force", "invalid")]
@@ -564,8 +570,8 @@ def test_retiring(world, clients):
     assert response.status_code == 200
     assert response.json()["retired"] is True
     again = send(clients["alice"], "post", f"{force_url(world.red)}retire/")
-    assert again.status_code == 400
-    assert error_keys(again) == [("", "campaign-rule")]
+    assert again.status_code == 409
+    assert error_keys(again) == [("", "force-retired")]
 
 
 def test_ledger_adjustments_and_spends(world, clients):
@@ -637,6 +643,8 @@ def test_record_confirm_and_what_it_gives(world, clients, alice, bob):
         "objectives": 1,
         "unconscious": True,
     }
+    for j in (0, 1):  # R14b: Ann's two enemies are two of Blue's members Out of Action
+        body["results"][1]["members"][j]["out_of_action"] = True
     battles = f"{campaign_url(world.campaign)}battles/"
     recorded = send(clients["alice"], "post", battles, body)
     assert recorded.status_code == 201, recorded.content
@@ -735,8 +743,8 @@ def test_record_confirm_and_what_it_gives(world, clients, alice, bob):
     ]
     assert waiting[0]["player"] == "alice"
     again = send(clients["organiser"], "post", f"{battle['url']}confirm/")
-    assert again.status_code == 400
-    assert error_keys(again) == [("", "campaign-rule")]
+    assert again.status_code == 409
+    assert error_keys(again) == [("", "battle-not-pending")]
 
 
 def test_the_recorder_cannot_confirm_their_own_battle(world, clients):
@@ -768,7 +776,7 @@ def test_voiding_reverses_a_confirmed_battle(world, clients):
     url = battle_url(world.battle)
     refused = send(clients["organiser"], "post", f"{url}void/", {"reason": " "})
     assert refused.status_code == 400
-    assert error_keys(refused) == [("/reason", "campaign-rule")]
+    assert error_keys(refused) == [("/reason", "required")]
 
     voided = send(clients["organiser"], "post", f"{url}void/", {"reason": "Wrong scenario"})
     assert voided.status_code == 200
@@ -791,7 +799,8 @@ def test_voiding_reverses_a_confirmed_battle(world, clients):
     members = clients["alice"].get(force_url(world.red)).json()["members"]
     assert all(m["xp"] == 0 for m in members)
     again = send(clients["organiser"], "post", f"{url}void/", {"reason": "Twice"})
-    assert error_keys(again) == [("", "campaign-rule")]
+    assert again.status_code == 409
+    assert error_keys(again) == [("", "battle-not-pending")]
 
 
 def test_voiding_is_refused_when_the_reward_was_spent(world, clients, alice):
@@ -802,7 +811,7 @@ def test_voiding_is_refused_when_the_reward_was_spent(world, clients, alice):
         clients["organiser"], "post", f"{battle_url(world.battle)}void/", {"reason": "Oops"}
     )
     assert response.status_code == 400
-    assert error_keys(response) == [("", "insufficient-resources")]
+    assert error_keys(response) == [("", "void-overdraws")]
     assert snapshot(world.campaign) == before
 
 
@@ -822,8 +831,8 @@ def test_a_force_in_a_pending_battle_waits(world, clients):
     pending(world)
     body = battle_body(world.red, world.blue)
     response = send(clients["alice"], "post", f"{campaign_url(world.campaign)}battles/", body)
-    assert response.status_code == 400
-    assert error_keys(response) == [("", "campaign-rule")]
+    assert response.status_code == 409
+    assert error_keys(response) == [("", "battle-pending")]
     assert "waiting for confirmation" in response.json()["errors"][0]["message"]
     assert Battle.objects.count() == 1
 
@@ -939,7 +948,7 @@ def test_taking_a_statistic_level_up(world, clients):
     assert body["force"]["valid"] is True
     again = send(clients["alice"], "post", level_up_url(world), {"line": 1, "choice": "ME"})
     assert again.status_code == 400
-    assert error_keys(again) == [("", "campaign-rule")]
+    assert error_keys(again) == [("/line", "no-level-up-waiting")]
     assert "no level-up waiting" in again.json()["errors"][0]["message"]
 
 
@@ -968,7 +977,7 @@ def test_a_natural_12_is_finished_with_the_rolls_endpoint(world, clients, dice):
     dice.faces.append(3)
     refused = send(clients["alice"], "post", rolls, {"action": "roll"})
     assert refused.status_code == 400
-    assert error_keys(refused) == [("/table", "campaign-rule")]
+    assert error_keys(refused) == [("/table", "table-required")]
     assert send(clients["alice"], "post", rolls, {"action": "dance"}).status_code == 400
 
     dice.faces[:] = [10]
