@@ -6,7 +6,7 @@ from typing import Any
 
 from rest_framework.test import APIClient
 
-from roster.documents import Problem
+from dbd_site.errors import Problem
 from roster.engine import Evaluation, MemberResult, evaluate
 from rules.catalogue import Catalogue
 
