@@ -172,6 +172,7 @@ class CampaignPolicy:
                 )
             if state.id in fought:
                 problems += _history_problems(was, state, at)
+                problems += _new_purchase_problems(proposal, was, state, at)
                 debits += _fought_member_debits(proposal, was, state, index)
             else:
                 before_cost = _member_cost(proposal.before, was_index)
@@ -274,6 +275,23 @@ def _history_problems(was: MemberState, now: MemberState, at: str) -> list[Probl
                     )
                 )
     return _unique(problems)
+
+
+def _new_purchase_problems(
+    proposal: Proposal, was: MemberState, now: MemberState, at: str
+) -> list[Problem]:
+    """A purchase bought between battles stays bought (R17a), so one the rules refuse
+    (R3's bounds, a skill owned already...) is refused now rather than leave the force
+    illegal for good."""
+    new = [
+        f"{at}/purchases/{k}"
+        for k in range(len(was.data["purchases"]), len(now.data["purchases"]))
+    ]
+    return [
+        Problem(p.pointer, p.code, p.message)
+        for p in proposal.after.errors
+        if any(p.pointer == n or p.pointer.startswith(n + "/") for n in new)
+    ]
 
 
 def _key_of(column: str) -> str:

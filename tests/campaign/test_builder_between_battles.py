@@ -100,3 +100,29 @@ def test_a_stale_builder_edit_is_refused_with_the_fresh_step(client, alice, foug
     assert third.status_code == 200
     ann.refresh_from_db()
     assert ann.equipment == ["tool-kit", "escape-kit"]
+
+
+def test_a_purchase_the_rules_refuse_is_not_bought_between_battles(
+    client, organiser, alice, fought
+):
+    """Bought advancements stay bought (R17a): one that breaks R3 (DF above 16) is
+    refused, costs nothing, and the force stays legal."""
+    force = Force.objects.get(pk=fought.force_id)
+    ann = force.members.get(name="Ann")
+    services.adjust_resources(campaign_force=fought, amount=100, reason="Prize", by=organiser)
+    entries = LedgerEntry.objects.count()
+    balance = services.balance_of(fought)
+    client.force_login(alice)
+    # Technical line 3 is +2 DF: Ann's DF 10 goes 12, 14, 16 (2 x DF each: 20, 24, 28),
+    # and a fourth would take it to 18, past 16 (R3).
+    for _ in range(3):
+        answer = _edit(client, force, ann, "purchase-add", {"add": "line:3"})
+        assert answer.status_code == 200
+    refused = _edit(client, force, ann, "purchase-add", {"add": "line:3"})
+    assert refused.status_code == 400
+    assert "This takes DF to 18; at most 16." in refused.content.decode()
+    ann.refresh_from_db()
+    assert len(ann.purchases) == 3
+    assert LedgerEntry.objects.count() == entries + 3
+    assert services.balance_of(fought) == balance - 20 - 24 - 28
+    assert Force.objects.get(pk=force.pk).is_legal
