@@ -14,6 +14,8 @@ from accounts.models import ApiToken
 from accounts.tokens import create_api_token
 from campaign import services as campaign_services
 from campaign.models import Battle, Campaign, CampaignEvent, CampaignForce, LedgerEntry
+from play import services as play_services
+from play.models import Battle as PlayBattle
 from roster import services as roster_services
 from roster.models import Force, Member, SkillRoll
 from tests.campaign.conftest import record
@@ -28,7 +30,7 @@ PUBLIC = re.compile(
     r"|api/v1/rosters/validate/)"
 )
 # Pages opened by an unguessable token: whoever holds the token may look, by design.
-BY_TOKEN = re.compile(r"^/(forces/shared/|campaigns/join/)")
+BY_TOKEN = re.compile(r"^/(forces/shared/|campaigns/join/|play/watch/|api/v1/battles/watch/)")
 LOGIN = "/accounts/login/"
 RULES_SLUGS = {
     "societies": "academic",
@@ -45,6 +47,7 @@ class World:
     stranger: object
     values: dict[str, str]
     campaign_values: dict[str, str]
+    play_values: dict[str, str]
 
 
 def make_world() -> World:
@@ -55,13 +58,16 @@ def make_world() -> World:
     secret_member = student("Quxwellina")
     document = force(emma(), secret_member, student("Ben"), student("Cat"), name="Zebracorn Force")
     mine = roster_services.import_force(owner=owner, document=document)
-    roster_services.set_share_link(force=mine, enabled=True)
+    roster_services.set_share_link(force=mine, actor=None, enabled=True)
     token, _ = create_api_token(user=owner, name="Owlbear Token")
     campaign = campaign_services.create_campaign(organiser=owner, name="Heronmere League")
     campaign_services.join_campaign(user=opponent, token=campaign.invite_token)
     theirs = roster_services.import_force(owner=opponent, document=force(*document["members"]))
     red = campaign_services.enter_force(campaign=campaign, player=owner, force=mine)
     blue = campaign_services.enter_force(campaign=campaign, player=opponent, force=theirs)
+    live = play_services.start_battle(
+        by=owner, forces=[red.force, blue.force], scenario="Duel", campaign=campaign
+    )
     battle = record(campaign, opponent, red, blue, winner=None)
     mine.refresh_from_db()
     return World(
@@ -85,6 +91,7 @@ def make_world() -> World:
             "level_up_index": "0",
             "token": campaign.invite_token,
         },
+        play_values={"battle_id": str(live.pk), "token": live.spectator_token},
     )
 
 
@@ -102,6 +109,8 @@ def fill(route: str, world: World) -> str | None:
     if route.startswith("admin/") or "format" in route:
         return None  # Django's admin checks staff itself; format suffixes repeat routes
     values = world.campaign_values if "campaigns/" in route else world.values
+    if route.startswith(("play/", "api/v1/battles/")):
+        values = world.play_values
     for collection, slug in RULES_SLUGS.items():
         if f"^{collection}/" in route:
             values = {**values, "slug": slug}
@@ -135,4 +144,5 @@ def snapshot() -> tuple:
         list(Battle.objects.values_list("pk", "status")),
         LedgerEntry.objects.count(),
         CampaignEvent.objects.count(),
+        list(PlayBattle.objects.values_list("pk", "version", "status")),
     )
