@@ -34,7 +34,7 @@ _UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 
 CODES = declare_codes(
     {
-        "parse-error": "The body is not valid JSON.",
+        "parse-error": "The body is not valid JSON (UTF-8).",
         "too-deep": "The JSON nests objects and arrays deeper than the site reads.",
         "number-too-long": "A number has more digits than any value the site stores.",
         "bad-character": "Text holds a character that cannot be stored: NUL or a lone "

@@ -10,14 +10,12 @@ from typing import Any
 from drf_spectacular import openapi
 from rest_framework import serializers
 
-from dbd_site.serializers import StrictSerializer
-
 
 class AutoSchema(openapi.AutoSchema):
     """drf-spectacular's schema, saying two more things the server does: request bodies
-    read by a `StrictSerializer` have `additionalProperties: false` (it answers 400
-    `unknown-key` to any other key), and a nested list of objects (`many=True`) keeps its
-    `min_length`/`max_length` as minItems/maxItems."""
+    whose serializer declares `refuses_unknown_keys = True` have `additionalProperties:
+    false` (their views answer 400 `unknown-key` to any other key), and a nested list of
+    objects (`many=True`) keeps its `min_length`/`max_length` as minItems/maxItems."""
 
     def _insert_field_validators(self, field, schema):
         super()._insert_field_validators(field, schema)
@@ -29,7 +27,7 @@ class AutoSchema(openapi.AutoSchema):
 
     def _map_basic_serializer(self, serializer, direction):
         schema = super()._map_basic_serializer(serializer, direction)
-        if direction == "request" and isinstance(serializer, StrictSerializer):
+        if direction == "request" and getattr(serializer, "refuses_unknown_keys", False):
             schema["additionalProperties"] = False
         return schema
 

@@ -77,6 +77,8 @@ def api_errors(error: ValidationError) -> list[dict[str, str]]:
 
 
 def _int(value: str) -> int | str:
+    """A whole number typed in a form (ASCII digits, maybe a minus), else the text as is
+    for the services to refuse at its pointer."""
     value = value.strip()
     number = whole_number(value.removeprefix("-"))
     if number is None:
@@ -174,8 +176,10 @@ def battle_list(request: HttpRequest) -> HttpResponse:
 def battle_new(request: HttpRequest) -> HttpResponse:
     campaign = None
     campaign_id = request.GET.get("campaign") or request.POST.get("campaign")
-    if campaign_id and is_whole_number(campaign_id):
-        campaign = campaign_selectors.get_campaign(user=request.user, campaign_id=int(campaign_id))
+    if is_whole_number(campaign_id):
+        campaign = campaign_selectors.get_campaign(
+            user=request.user, campaign_id=whole_number(campaign_id)
+        )
     own = list(selectors.forces_to_play(user=request.user).filter(campaign_entry__isnull=True))
     entries = (
         list(
@@ -210,7 +214,7 @@ def _start_from_post(request: HttpRequest, campaign: Any, entries: list[Campaign
     scenario = post.get("scenario", "")
     entered = post.get("entered_rolls_allowed") == "on"
     if campaign is not None:
-        chosen = {int(v) for v in post.getlist("forces") if is_whole_number(v)}
+        chosen = {n for v in post.getlist("forces") if (n := whole_number(v)) is not None}
         forces = [cf.force for cf in entries if cf.force_id in chosen]
         return services.start_battle(
             by=request.user,
@@ -222,12 +226,12 @@ def _start_from_post(request: HttpRequest, campaign: Any, entries: list[Campaign
     mine = post.get("force", "")
     if not is_whole_number(mine):
         raise Invalid("invalid", "Choose your force.", pointer="/forces/0")
-    forces = [roster_selectors.get_force(user=request.user, force_id=int(mine))]
+    forces = [roster_selectors.get_force(user=request.user, force_id=whole_number(mine))]
     other, link = post.get("opponent_force", ""), post.get("opponent_link", "").strip()
     if link:
         forces.append(selectors.shared_force_from_link(link=link))
     elif is_whole_number(other):
-        forces.append(roster_selectors.get_force(user=request.user, force_id=int(other)))
+        forces.append(roster_selectors.get_force(user=request.user, force_id=whole_number(other)))
     else:
         raise Invalid(
             "invalid",
@@ -283,7 +287,8 @@ def _attack_form(view: selectors.BattleView, catalogue: Any, values: Any) -> dic
 
     def chosen(name: str, default: Any) -> Any:
         raw = values.get(name, "") if values else ""
-        return int(raw) if is_whole_number(str(raw)) and int(raw) in figures else default
+        number = whole_number(str(raw))
+        return number if number is not None and number in figures else default
 
     first = (acting or active or view.figures or [None])[0]
     attacker = figures.get(chosen("figure", first.id if first else 0))
@@ -379,7 +384,7 @@ def _odds(
                 target.id,
                 kind,  # type: ignore[arg-type]
                 weapon.slug if weapon is not None else None,
-                int(mode) if is_whole_number(str(mode)) else 0,
+                whole_number(str(mode)) or 0,
                 table.Situation(**dict(checked.validated_data)),
             ),
         )
@@ -535,12 +540,12 @@ def _spell_odds(battle: Battle, values: Any, default: str | None) -> dict[str, A
     try:
         plan = services.plan_spell(
             battle,
-            int(caster) if is_whole_number(caster) else 0,
+            whole_number(caster) or 0,
             spell,
             anathema_aura=bool(values and values.get("anathema_aura")),
             empowered=bool(values and values.get("empowered")),
             # Dragon Slayer's value is chosen at the table: its odds show for 1 until then.
-            chosen=int(chosen) if is_whole_number(chosen) else dragon_slayer_default,
+            chosen=n if (n := whole_number(chosen)) is not None else dragon_slayer_default,
         )
     except DomainError as error:
         return {"errors": _errors(error)}
@@ -598,7 +603,7 @@ def end(request: HttpRequest, battle_id: int) -> HttpResponse:
     if request.method == "POST":
         winner_raw = request.POST.get("winner", "")
         objectives = {
-            int(key.removeprefix("objectives_")): _int(value)
+            whole_number(key.removeprefix("objectives_")): _int(value)
             for key, value in request.POST.items()
             if key.startswith("objectives_")
             and is_whole_number(key.removeprefix("objectives_"))
@@ -610,7 +615,7 @@ def end(request: HttpRequest, battle_id: int) -> HttpResponse:
             services.end_battle(
                 battle=battle,
                 by=request.user,
-                winner=None if winner_raw == "draw" else int(winner_raw),
+                winner=None if winner_raw == "draw" else whole_number(winner_raw),
                 objectives=objectives,  # type: ignore[arg-type]
             )
         except DomainError as error:

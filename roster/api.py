@@ -37,7 +37,6 @@ from rest_framework.reverse import reverse
 
 from dbd_site import cache_keys
 from dbd_site.errors import Invalid, Problem
-from dbd_site.inputs import is_whole_number
 from dbd_site.parsers import JSONParser
 from roster import documents, engine, selectors, serializers, services
 from roster.models import Force, Member
@@ -179,7 +178,7 @@ def _if_match(request: Request, force: Force) -> int | None:
         return force.version
     for tag in tags:
         version, _, digest = tag.removeprefix("W/").strip('"').partition(".")
-        if digest == _tag_digest(force) and is_whole_number(version):
+        if digest == _tag_digest(force) and version.isascii() and version.isdigit():
             return int(version)
     return NO_SUCH_VERSION
 

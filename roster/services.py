@@ -192,6 +192,7 @@ def _write(
             after_members=draft.members,
             before=locked.evaluation or {},
             after=evaluation,
+            resources=draft.resources,
         )
         verdict = policy.judge(proposal)
         if verdict.resources is not None and verdict.resources != draft.resources:

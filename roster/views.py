@@ -28,7 +28,7 @@ from django_htmx.http import trigger_client_event
 
 from dbd_site import cache_keys
 from dbd_site.errors import DomainError
-from dbd_site.inputs import is_whole_number, whole_number
+from dbd_site.inputs import is_whole_number
 from dbd_site.rendering import add_refusal_to_form, is_htmx, refusal_messages, render_page
 from roster import engine, options, selectors, services
 from roster.changes import BETWEEN_BATTLES, CHANGES, Rejected
@@ -480,7 +480,7 @@ def made_on(request: HttpRequest) -> int | None:
     `X-Force-Version` header (kept fresh by static/js/site.js) or the form's `version`.
     None when neither is sent (no stale check then)."""
     raw = request.headers.get("X-Force-Version") or request.POST.get("version", "")
-    return whole_number(raw)
+    return int(raw) if is_whole_number(raw) else None
 
 
 def _refused(section: str, exc: DomainError) -> Rejected:

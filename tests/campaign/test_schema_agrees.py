@@ -41,17 +41,17 @@ def test_the_schema_says_a_battle_has_two_results(schema):
     assert component(schema, "NewBattleRequest")["properties"]["results"]["minItems"] == 2
 
 
-def test_the_schema_says_which_bodies_refuse_other_keys(schema):
-    for name in (
-        "PatchedHouseRulesChangeRequest",
-        "NewCampaignRequest",
-        "JoinRequest",
-        "VoidRequest",
-        "RosterDocument",
-    ):
+def test_the_schema_says_every_body_refuses_other_keys(schema):
+    """Every API input refuses unknown keys (dbd_site.serializers.StrictSerializer), and
+    the schema says so for every request body."""
+    requests = [name for name in schema["components"]["schemas"] if name.endswith("Request")]
+    assert {"PatchedHouseRulesChangeRequest", "NewCampaignRequest", "JoinRequest"} <= set(requests)
+    for name in [*requests, "RosterDocument"]:
         assert component(schema, name)["additionalProperties"] is False, name
-    patch = schema["paths"]["/api/v1/rosters/{force_id}/"]["patch"]["requestBody"]
-    assert patch["content"]["application/json"]["schema"]["additionalProperties"] is False
+    patch = schema["paths"]["/api/v1/rosters/{force_id}/"]["patch"]
+    body = patch["requestBody"]["content"]["application/json"]["schema"]
+    assert body["additionalProperties"] is False
+    assert set(body["properties"]) == {"name", "resources", "members"}
 
 
 def test_the_schema_lists_the_parsers_refusals_among_the_shape_codes(schema):
