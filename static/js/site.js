@@ -2,12 +2,56 @@
 (function () {
   "use strict";
 
-  // When the server refuses a change it answers 400 with the explanation to show in
-  // place; htmx ignores 4xx answers unless told otherwise.
+  // When the server refuses a change (400, 403, 409, 412 ...) it answers with the
+  // explanation to show in place, a fragment of the page like any other answer; htmx
+  // ignores 4xx answers unless told otherwise. The same happens with DEBUG on or off.
+  // Anything else that fails (a whole error page, a 5xx, no answer) is announced in a
+  // small alert instead of replacing the page.
+  function isFragment(text) {
+    return !/^\s*(<!doctype|<html)/i.test(text || "");
+  }
   document.addEventListener("htmx:beforeSwap", function (event) {
-    if (event.detail.xhr && event.detail.xhr.status === 400) {
+    var xhr = event.detail.xhr;
+    if (!xhr || xhr.status < 400) {
+      return;
+    }
+    if (xhr.status < 500 && isFragment(xhr.responseText)) {
       event.detail.shouldSwap = true;
       event.detail.isError = false;
+    } else {
+      event.detail.shouldSwap = false;
+      showFailure(xhr.status === 404 ? "That is no longer there: reload the page." :
+        xhr.status === 403 ? "That was refused: reload the page and try again." :
+        "Something went wrong on our side; nothing was changed. Please try again.");
+    }
+  });
+  document.addEventListener("htmx:sendError", function () {
+    showFailure("The site could not be reached; nothing was changed. Check the connection and try again.");
+  });
+  function showFailure(text) {
+    var box = document.getElementById("request-failure");
+    if (!box) {
+      box = document.createElement("p");
+      box.id = "request-failure";
+      box.className = "request-failure";
+      box.setAttribute("role", "alert");
+      document.body.appendChild(box);
+    }
+    box.textContent = text;
+  }
+  document.addEventListener("htmx:beforeRequest", function () {
+    var box = document.getElementById("request-failure");
+    if (box) {
+      box.remove();
+    }
+  });
+
+  // Back and Forward never show a page as it was before the player's last change: a page
+  // the browser kept in its back/forward cache is loaded again (private pages are also
+  // sent with Cache-Control: no-store).
+  window.addEventListener("pageshow", function (event) {
+    if (event.persisted) {
+      window.location.reload();
     }
   });
 
