@@ -86,6 +86,27 @@ class MemberCard:
         return sum(1 for p in self.all_problems if p["kind"] == "error")
 
     @property
+    def problem_counts(self) -> dict[str, int]:
+        """Errors per builder step (its own and its entries'), for the steps' headings."""
+        entries_by_step = {
+            "free": self.advancements,
+            "purchases": self.purchases,
+            "equipment": self.equipment,
+            "spells": (*self.core_schools, *self.spells, *self.spell_extras),
+        }
+        return {
+            step: sum(
+                1
+                for p in (
+                    *self.problems.get(step, ()),
+                    *(p for entry in entries_by_step.get(step, ()) for p in entry.problems),
+                )
+                if p["kind"] == "error"
+            )
+            for step in ("basics", "club", "free", "purchases", "equipment", "spells")
+        }
+
+    @property
     def all_problems(self) -> list[dict[str, Any]]:
         """Every error and warning of the member, wherever it is shown on the card."""
         entries = (
@@ -288,6 +309,15 @@ def member_card(
     )
 
 
+def name_shared(member: Member, members: list[Member], evaluation: dict[str, Any]) -> bool:
+    """Whether the engine refused the force for members sharing a name (R10) and this
+    member is one of them, so the builder can say so at the name field."""
+    if not any(p["code"] == "duplicate-name" for p in evaluation.get("errors", [])):
+        return False
+    mine = member.name.strip().casefold()
+    return any(m.pk != member.pk and m.name.strip().casefold() == mine for m in members)
+
+
 def force_problems(evaluation: dict[str, Any]) -> list[dict[str, Any]]:
     """Problems of the whole force (`/members`, `/resources`, ...), not of one member."""
     return [
@@ -396,7 +426,9 @@ class BuilderUrls(dict):
         self.ids = (force_id, member_id)
 
     def __missing__(self, name: str) -> str:
-        if name.startswith("step_"):
+        if name == "page":
+            url = reverse("roster:member", args=self.ids)
+        elif name.startswith("step_"):
             url = reverse("roster:member_step", args=[*self.ids, name.removeprefix("step_")])
         elif name in ("roll", "pick", "free_pick"):
             url = reverse(f"roster:{name}", args=self.ids)

@@ -55,91 +55,170 @@
     }
   });
 
-  // Keyboard users keep their place: when the control they used is gone after a swap
-  // (htmx keeps focus on an element whose id survives), focus the step it was in.
-  var lastStep = null;
-  document.addEventListener("htmx:beforeRequest", function (event) {
-    if (event.target.matches && event.target.matches(".step")) {
-      return; // a stale step refreshing itself (below), not something the user did
-    }
-    var step = event.target.closest ? event.target.closest(".step") : null;
-    lastStep = step ? step.id : null;
-    touch(step);
-  });
-  document.addEventListener("htmx:afterSettle", function () {
-    var active = document.activeElement;
-    if (lastStep && (!active || active === document.body)) {
-      var heading = document.querySelector("#" + lastStep + " .step__title");
-      if (heading) {
-        heading.focus({ preventScroll: true });
+  // --- The member builder -------------------------------------------------------------
+  // One step is open at a time; a closed step holds only its heading, so nothing on the
+  // page can go stale: a change answers with its own step (and the card, status and
+  // notice out of band), and a step is fetched as it now stands whenever it is opened.
+  // Without this script the headings are links to the page with that step open.
+  function stepToggle(step) {
+    return step.querySelector(".step__toggle");
+  }
+  function markOpen(name) {
+    document.querySelectorAll("#step-nav a[data-step]").forEach(function (link) {
+      if (link.getAttribute("data-step") === name) {
+        link.setAttribute("aria-current", "step");
+      } else {
+        link.removeAttribute("aria-current");
       }
+    });
+  }
+  function closeStep(step) {
+    var body = step.querySelector(".step__body");
+    if (body) {
+      body.remove();
     }
-    lastStep = null;
-  });
-
-  // The member builder answers a change with the step that changed (and the card); the
-  // other steps may now be out of date (a statistic re-prices everything after it), so
-  // each is fetched again when it next comes into view. Without this script every change
-  // reloads the whole page, so nothing is ever stale.
-  var staleSteps = null;
-  // Each step remembers when the player last touched it (typed, chose, submitted), in
-  // the order of a counter, and when its refresh was asked for.
-  var touches = 0;
-  function touch(step) {
-    if (step) {
-      step.setAttribute("data-touched", String(++touches));
+    step.classList.add("step--closed");
+    var toggle = stepToggle(step);
+    if (toggle) {
+      toggle.setAttribute("aria-expanded", "false");
     }
   }
-  ["input", "change"].forEach(function (name) {
-    document.addEventListener(name, function (event) {
-      touch(event.target.closest ? event.target.closest(".step") : null);
-    });
-  });
-  document.addEventListener("builder-changed", function (event) {
-    if (!window.htmx || !("IntersectionObserver" in window)) {
-      return;
-    }
-    if (staleSteps) {
-      staleSteps.disconnect();
-    }
-    var fresh = event.detail ? event.detail.step : null;
-    staleSteps = new IntersectionObserver(function (entries, observer) {
-      entries.forEach(function (entry) {
-        if (!entry.isIntersecting) {
-          return;
-        }
-        var step = entry.target;
-        observer.unobserve(step);
-        step.setAttribute("data-refresh-asked", String(touches));
-        window.htmx.ajax("GET", step.getAttribute("data-step-url"), {
-          source: step,
-          target: step,
-          swap: "outerHTML",
-        });
-      });
-    });
-    document.querySelectorAll(".step[data-step-url]").forEach(function (step) {
-      if (step.id !== fresh) {
-        staleSteps.observe(step);
+  function closeOthers(keep) {
+    document.querySelectorAll(".step:not(.step--closed)").forEach(function (step) {
+      if (step !== keep) {
+        closeStep(step);
       }
     });
-  });
-
-  // A refresh never swaps a step out from under the player: not while they work in it,
-  // and not once they have touched it since the refresh was asked for (their input would
-  // be lost, or their own answer is newer). What they submit there comes back fresh.
-  document.addEventListener("htmx:beforeSwap", function (event) {
-    var config = event.detail.requestConfig;
-    var step = config ? config.elt : null;
-    if (!step || !step.matches || !step.matches(".step")) {
+  }
+  var opening = null; // the step being fetched, to bring into view once it arrives
+  function openStep(step) {
+    closeOthers(step);
+    markOpen(step.id.replace(/^step-/, ""));
+    step.setAttribute("aria-busy", "true");
+    opening = step.id;
+    window.htmx.ajax("GET", step.getAttribute("data-step-url"), {
+      source: step,
+      target: step,
+      swap: "outerHTML",
+    });
+  }
+  document.addEventListener("click", function (event) {
+    if (!window.htmx || event.defaultPrevented || event.button !== 0 ||
+        event.ctrlKey || event.metaKey || event.shiftKey || event.altKey) {
       return;
     }
-    var asked = Number(step.getAttribute("data-refresh-asked") || 0);
-    var touched = Number(step.getAttribute("data-touched") || 0);
-    if (!step.isConnected || step.contains(document.activeElement) || touched > asked) {
-      event.detail.shouldSwap = false;
+    var link = event.target.closest ? event.target.closest(".step__toggle, #step-nav a[data-step]") : null;
+    if (!link) {
+      return;
+    }
+    var name = link.hasAttribute("data-step") ? link.getAttribute("data-step")
+      : link.getAttribute("aria-controls").replace(/^step-/, "");
+    var step = document.getElementById("step-" + name);
+    if (!step) {
+      return;
+    }
+    event.preventDefault();
+    if (!step.classList.contains("step--closed")) {
+      if (link.classList.contains("step__toggle")) {
+        closeStep(step); // its own heading closes an open step
+        markOpen(null);
+      } else {
+        bringIntoView(step);
+      }
+      return;
+    }
+    openStep(step);
+  });
+  function bringIntoView(step) {
+    var toggle = stepToggle(step);
+    step.scrollIntoView({ block: "start" });
+    if (toggle) {
+      toggle.focus({ preventScroll: true });
+    }
+  }
+  // An edit's answer: any other step left open (the "All steps" page) closes, so no
+  // step shows options judged before the change.
+  document.addEventListener("builder-changed", function (event) {
+    var fresh = event.detail ? document.getElementById(event.detail.step) : null;
+    closeOthers(fresh);
+  });
+
+  // The player stays where they are across a change: the row, slot or form they used is
+  // kept at the same height on the screen (the list of what the member carries may grow
+  // above it), and focus stays on their control, or moves to the step's heading when
+  // that control is gone (a piece that can no longer be added has no button).
+  var anchor = null;
+  function anchorOf(element) {
+    var node = element.closest("[data-anchor]") || element.closest("[id]");
+    if (!node) {
+      return null;
+    }
+    return {
+      selector: node.hasAttribute("data-anchor")
+        ? '[data-anchor="' + node.getAttribute("data-anchor") + '"]' : "#" + CSS.escape(node.id),
+      top: node.getBoundingClientRect().top,
+      focus: document.activeElement && document.activeElement.id ? document.activeElement.id : null,
+      step: element.closest(".step") ? element.closest(".step").id : null,
+    };
+  }
+  var lastUsed = null;
+  document.addEventListener("click", function (event) {
+    lastUsed = event.target.closest ? event.target.closest("button, input, select, a") : null;
+  }, true);
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    var source = event.detail.elt;
+    if (!source || (source.matches && source.matches(".step"))) {
+      return; // a step being opened: it is brought into view when it arrives
+    }
+    var used = lastUsed && source.contains(lastUsed) ? lastUsed : source;
+    anchor = used.closest && used.closest(".step") ? anchorOf(used) : null;
+  });
+  document.addEventListener("htmx:afterSettle", function (event) {
+    var target = event.detail.target;
+    if (opening && target && target.id === opening) {
+      opening = null;
+      bringIntoView(target);
+      return;
+    }
+    if (!anchor) {
+      return;
+    }
+    var kept = anchor;
+    anchor = null;
+    var node = document.querySelector(kept.selector) || (kept.step && document.getElementById(kept.step));
+    if (node) {
+      window.scrollBy(0, node.getBoundingClientRect().top - kept.top);
+    }
+    var active = document.activeElement;
+    if (!active || active === document.body) {
+      var again = kept.focus && document.getElementById(kept.focus);
+      var step = kept.step && document.getElementById(kept.step);
+      var heading = step && step.querySelector(".step__title");
+      (again || heading || document.body).focus({ preventScroll: true });
     }
   });
+
+  // The sticky summary's height, so a step brought into view starts below it.
+  function measureBar() {
+    var bar = document.getElementById("builder-bar");
+    if (bar) {
+      document.documentElement.style.setProperty("--bar-height", bar.offsetHeight + "px");
+    }
+  }
+  if ("ResizeObserver" in window) {
+    var barWatch = new ResizeObserver(measureBar);
+    var watchBar = function () {
+      var bar = document.getElementById("builder-bar");
+      if (bar) {
+        barWatch.observe(bar);
+      }
+    };
+    if (document.readyState === "loading") {
+      document.addEventListener("DOMContentLoaded", watchBar);
+    } else {
+      watchBar();
+    }
+  }
 
   // The print page's "Print" button (hidden until this script can make it work).
   function setUpPrintButton() {
