@@ -220,6 +220,26 @@
     }
   }
 
+  // Stacked tables (site.css) name each cell's column on narrow screens: cells without a
+  // data-label of their own take their column's heading.
+  function labelCells(root) {
+    (root.querySelectorAll ? root : document).querySelectorAll("table.stack-table").forEach(function (table) {
+      var heads = Array.prototype.map.call(table.querySelectorAll("thead th"), function (th) {
+        return th.textContent.trim();
+      });
+      table.querySelectorAll("tbody tr").forEach(function (row) {
+        Array.prototype.forEach.call(row.children, function (cell, i) {
+          if (cell.tagName === "TD" && !cell.hasAttribute("data-label") && heads[i]) {
+            cell.setAttribute("data-label", heads[i]);
+          }
+        });
+      });
+    });
+  }
+  document.addEventListener("htmx:load", function (event) {
+    labelCells(event.detail.elt.parentNode || document);
+  });
+
   // The print page's "Print" button (hidden until this script can make it work).
   function setUpPrintButton() {
     var button = document.getElementById("print-button");
@@ -231,9 +251,13 @@
       window.print();
     });
   }
-  if (document.readyState === "loading") {
-    document.addEventListener("DOMContentLoaded", setUpPrintButton);
-  } else {
+  function setUp() {
     setUpPrintButton();
+    labelCells(document);
+  }
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", setUp);
+  } else {
+    setUp();
   }
 })();

@@ -450,9 +450,9 @@ def test_the_roll_history_shows_who_when_table_dice_and_outcome(browser, rolling
     page = html(browser.get(reverse("roster:detail", args=[rolling.force_id])))
     history = page[page.index("Roll history (1)") :]
     assert "by you" in history
-    assert "<td>Movement</td>" in history
-    assert '<td class="num">11, 2</td>' in history
-    assert "<td>Quick Mantle</td>" in history
+    assert '<td data-label="Table">Movement</td>' in history
+    assert '<td class="num" data-label="Dice">11, 2</td>' in history
+    assert '<td class="wide" data-label="Result">Quick Mantle</td>' in history
     assert "<time datetime=" in history
 
 
