@@ -210,7 +210,8 @@ WORDS_BROKEN = """() => {
 MISSING_BOTTOM_BORDERS = """() => [...document.querySelectorAll("table")]
   .filter(t => t.offsetParent && !t.closest(".stat-wrap"))
   .map(t => t.querySelector("tbody tr:last-child"))
-  .filter(row => row && [...row.children].some(c => parseFloat(getComputedStyle(c).borderBottomWidth) === 0))
+  .filter(row => row && [...row.children].some(
+    c => parseFloat(getComputedStyle(c).borderBottomWidth) === 0))
   .map(row => row.closest("table").querySelector("caption")?.textContent.trim() || "a table")"""
 
 
