@@ -240,6 +240,48 @@
     labelCells(event.detail.elt.parentNode || document);
   });
 
+  // "Copy" buttons beside share and invitation links.
+  function setUpCopyButtons(root) {
+    root.querySelectorAll("button[data-copy]").forEach(function (button) {
+      if (button.hasAttribute("data-ready")) {
+        return;
+      }
+      button.setAttribute("data-ready", "");
+      button.hidden = false;
+      var label = button.textContent;
+      button.addEventListener("click", function () {
+        var field = document.getElementById(button.getAttribute("data-copy"));
+        var status = button.nextElementSibling;
+        if (!field) {
+          return;
+        }
+        var done = function (ok) {
+          button.textContent = ok ? "Copied" : "Press Ctrl+C to copy";
+          if (status && status.classList.contains("copy-status")) {
+            status.textContent = ok ? "Copied to the clipboard." : "Select the link and copy it.";
+          }
+          window.setTimeout(function () { button.textContent = label; }, 2000);
+        };
+        field.select();
+        if (navigator.clipboard && window.isSecureContext) {
+          navigator.clipboard.writeText(field.value).then(function () { done(true); },
+            function () { done(false); });
+        } else {
+          var ok = false;
+          try {
+            ok = document.execCommand("copy");
+          } catch (error) {
+            ok = false;
+          }
+          done(ok);
+        }
+      });
+    });
+  }
+  document.addEventListener("htmx:load", function (event) {
+    setUpCopyButtons(event.detail.elt.parentNode || document);
+  });
+
   // The print page's "Print" button (hidden until this script can make it work).
   function setUpPrintButton() {
     var button = document.getElementById("print-button");
@@ -253,6 +295,7 @@
   }
   function setUp() {
     setUpPrintButton();
+    setUpCopyButtons(document);
     labelCells(document);
   }
   if (document.readyState === "loading") {

@@ -232,3 +232,29 @@ def test_the_print_sheet_has_whole_borders_whole_words_and_spell_outcomes(
     expect(outcomes.get_by_role("row")).not_to_have_count(1)  # more than the heading row
     page.emulate_media(media="screen")
     assert_accessible(page)
+
+
+@pytest.mark.parametrize("view", ["desktop-dark", "phone-light"])
+def test_share_and_invite_links_have_copy_buttons(live_server, demo, pages, view):
+    user, force, campaign = demo
+    page = pages(user, view)
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page.goto(live_server.url + reverse("roster:detail", args=[force.pk]))
+    page.get_by_role("button", name="Make a link").click()
+    link = page.get_by_role("textbox", name="Read-only link")
+    page.get_by_role("button", name="Copy link").click()
+    expect(page.locator("#share").get_by_role("status")).to_have_text("Copied to the clipboard.")
+    assert page.evaluate("() => navigator.clipboard.readText()") == link.input_value()
+    assert_accessible(page)
+
+    page.goto(live_server.url + reverse("campaign:dashboard", args=[campaign.pk]))
+    page.get_by_role("button", name="Copy invitation link").click()
+    expect(page.locator("#invite").get_by_role("status")).to_have_text("Copied to the clipboard.")
+    invite = page.get_by_label("Invitation link").input_value()
+    assert page.evaluate("() => navigator.clipboard.readText()") == invite
+    # The standings say how ties are broken.
+    expect(page.get_by_role("region", name="Standings table")).to_have_accessible_description(
+        "Ties: forces level on points are placed by more wins first; "
+        "if those are level too, by name from A to Z."
+    )
+    assert_accessible(page)
