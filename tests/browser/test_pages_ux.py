@@ -258,3 +258,41 @@ def test_share_and_invite_links_have_copy_buttons(live_server, demo, pages, view
         "if those are level too, by name from A to Z."
     )
     assert_accessible(page)
+
+
+ROWS_WITHOUT_EFFECT = """(step) => [...document.querySelectorAll(`#step-${step} table.options tbody tr`)]
+  .filter(row => !row.querySelector(".option__effect")?.textContent.trim())
+  .map(row => row.querySelector("th").textContent.trim())"""
+
+
+@pytest.mark.parametrize("view", ALL_VIEWS)
+def test_every_choice_says_what_it_does(live_server, demo, pages, view):
+    user, force, _ = demo
+    page = pages(user, view)
+    page.goto(member_url(live_server, force, "Emma", "purchases"))
+    skills = page.locator("#step-purchases details.option-group").nth(1)
+    skills.locator("summary").click()
+    # Skills to buy: every skill row says what it does (statistic lines need no words).
+    rows = page.evaluate(ROWS_WITHOUT_EFFECT, "purchases")
+    assert [r for r in rows if not r.startswith(("+", "-"))] == []
+    assert_accessible(page)
+    page.get_by_role("navigation", name="Steps").get_by_role("link", name="Equipment").click()
+    expect(page.locator("#step-equipment-body")).to_be_visible()
+    assert page.evaluate(ROWS_WITHOUT_EFFECT, "equipment") == []
+    page.get_by_role("navigation", name="Steps").get_by_role("link", name="Spells").click()
+    expect(page.locator("#step-spells-body")).to_be_visible()
+    assert page.evaluate(ROWS_WITHOUT_EFFECT, "spells") == []
+    # Spells show their outcome tiers where they are learnt.
+    outcomes = page.get_by_role("list", name="Outcomes of Reviving Breath")
+    expect(outcomes.get_by_role("listitem")).not_to_have_count(0)
+    assert_accessible(page)
+    # The free advancements' "pick instead" list: each skill with its effect.
+    page.get_by_role("navigation", name="Steps").get_by_role(
+        "link", name="Free advancements"
+    ).click()
+    step = page.locator("#step-free-body")
+    step.get_by_text("Change the picked skill").first.click()
+    labels = step.locator(".pick[open] .radio label")
+    expect(labels.first).to_be_visible()
+    bare = labels.evaluate_all("ls => ls.filter(l => !l.querySelector('.option__effect'))")
+    assert bare == []

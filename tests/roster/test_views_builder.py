@@ -113,15 +113,21 @@ def test_the_member_page_shows_costs_and_reasons_from_the_engine(browser, owner)
     plus_ca = page[page.index('<th scope="row">+1 CA</th>') :][:400]
     assert 'data-label="Cost">8' in plus_ca
     plus_hp = page[page.index('<th scope="row">+2 HP</th>') :][:400]
-    assert "already taken; at creation a statistic line is taken once." in plus_hp
+    assert "Already taken: at creation each statistic line is taken once (R6)." in plus_hp
     # Equipment (R7): a Medical Kit costs 1.5 x FR 3 = 4; Emma carries one already.
-    kit = page[page.index('<th scope="row">Medical Kit') :][:800]
+    kit = page[page.index('<th scope="row">Medical Kit') :][:1200]
     assert 'data-label="Cost">4<' in kit
-    assert "one more piece" in kit
+    # Every other item (and all armour) is refused for the same reason: said once for
+    # each group, not on every row.
+    assert '<span class="reason reason--shared">Not available</span>' in kit
+    taken = "The one extra piece (backup weapon, armour or item) is taken."
+    assert page.count(taken) == 2
+    assert f'<p class="reason group-reason">Items: {taken}</p>' in page
+    assert f'<p class="reason group-reason">Armour and shields: {taken}</p>' in page
     # Spells (R9): another school's spell takes 2 slots.
-    bolt = page[page.index('<th scope="row">Seraphic Bolt</th>') :][:600]
+    bolt = page[page.index('<th scope="row">Seraphic Bolt</th>') :][:1500]
     assert 'data-label="Slots">2<' in bolt
-    assert "Dragon Slayer needs the Dragon Slayer skill." in page
+    assert "Needs the Dragon Slayer skill." in page
     # Spell Focus is owned, so it can be switched on.
     assert "Turn Spell Focus on" in page
 
@@ -136,8 +142,9 @@ def test_a_ra_0_student_is_told_why_a_pistol_is_unavailable(browser, owner):
     built = services.import_force(owner=owner, document=legal_force())
     member = services.add_member(force=built, data=zero)
     page = html(browser.get(reverse("roster:member", args=[built.pk, member.pk]) + ALL))
-    pistol = page[page.index('<th scope="row">Light Pistol') :][:800]
-    assert "Light Pistol needs RA 1 or more." in pistol
+    pistol = page[page.index('<th scope="row">Light Pistol') :][:1200]
+    assert '<span class="reason reason--shared">Not available</span>' in pistol
+    assert '<p class="reason group-reason">Ranged weapons: Needs RA 1 or more.</p>' in page
 
 
 def test_htmx_edit_answers_with_its_step_and_the_card_status_and_notice_out_of_band(
