@@ -260,7 +260,8 @@ def test_share_and_invite_links_have_copy_buttons(live_server, demo, pages, view
     assert_accessible(page)
 
 
-ROWS_WITHOUT_EFFECT = """(step) => [...document.querySelectorAll(`#step-${step} table.options tbody tr`)]
+ROWS_WITHOUT_EFFECT = """(step) => [
+  ...document.querySelectorAll(`#step-${step} table.options tbody tr`)]
   .filter(row => !row.querySelector(".option__effect")?.textContent.trim())
   .map(row => row.querySelector("th").textContent.trim())"""
 
