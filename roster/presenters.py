@@ -309,6 +309,29 @@ def member_card(
     )
 
 
+@dataclass(frozen=True, slots=True)
+class CampaignGroup:
+    """A campaign and the player's copies of forces entered into it."""
+
+    campaign: Any
+    forces: list[Any]
+
+
+def group_forces(forces: Any) -> tuple[list[Any], list[CampaignGroup]]:
+    """The player's own forces, then their campaign copies grouped under each campaign
+    (a copy is a force of the same name: on its own it would look like a duplicate)."""
+    freeform: list[Any] = []
+    groups: dict[int, CampaignGroup] = {}
+    for force in forces:
+        entry = getattr(force, "campaign_entry", None)
+        if entry is None:
+            freeform.append(force)
+            continue
+        group = groups.setdefault(entry.campaign_id, CampaignGroup(entry.campaign, []))
+        group.forces.append(force)
+    return freeform, sorted(groups.values(), key=lambda g: g.campaign.name.casefold())
+
+
 def name_shared(member: Member, members: list[Member], evaluation: dict[str, Any]) -> bool:
     """Whether the engine refused the force for members sharing a name (R10) and this
     member is one of them, so the builder can say so at the name field."""

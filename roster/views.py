@@ -44,6 +44,7 @@ from roster.presenters import (
     MemberCard,
     force_problems,
     free_slots,
+    group_forces,
     member_card,
     name_shared,
     roll_outcome,
@@ -114,8 +115,15 @@ def _force_context(
 @login_required
 @require_safe
 def force_list(request: HttpRequest) -> HttpResponse:
-    forces = selectors.forces_for(user=request.user)
-    return render_page(request, "roster/list.html", {"forces": forces, "form": ForceForm()})
+    forces = selectors.forces_for(user=request.user).select_related("campaign_entry__campaign")
+    freeform, by_campaign = group_forces(forces)
+    context = {
+        "forces": freeform,
+        "campaign_groups": by_campaign,
+        "has_forces": bool(freeform or by_campaign),
+        "form": ForceForm(),
+    }
+    return render_page(request, "roster/list.html", context)
 
 
 @login_required

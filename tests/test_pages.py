@@ -116,3 +116,25 @@ def test_htmx_loads_without_the_debug_error_handler(client, debug):
         page = client.get(reverse("home")).content.decode()
     assert "/static/django_htmx/htmx-2.min.js" in page
     assert "django-htmx.js" not in page
+
+
+def test_my_forces_groups_campaign_copies_under_their_campaign(django_user_model):
+    """A campaign copy is a force of the same name; it is marked, listed under its
+    campaign, and offers no Delete (the campaign refuses it)."""
+    from campaign import services as campaign_services
+    from roster.demo import demo_force
+
+    player = django_user_model.objects.create_user("player", password="pw-player-1234")
+    own = services.import_force(owner=player, document=demo_force())
+    campaign = campaign_services.create_campaign(organiser=player, name="Spring Term League")
+    campaign_services.enter_force(campaign=campaign, player=player, force=own)
+    client = Client()
+    client.force_login(player)
+    page = client.get(reverse("roster:list")).content.decode()
+    own_part, _, campaign_part = page.partition("In the campaign")
+    assert "<h2>Your own forces</h2>" in own_part
+    assert own_part.count('class="force-card__name"') == 1
+    assert f'href="{reverse("roster:delete", args=[own.pk])}"' in own_part
+    assert campaign_part.count('class="force-card__name"') == 1
+    assert "Campaign copy: Spring Term League" in campaign_part
+    assert "/delete/" not in campaign_part
