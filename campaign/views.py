@@ -660,6 +660,15 @@ def _sides(
     return sides
 
 
+def _default_sides(request: HttpRequest, campaign: Campaign, forces: list[Any]) -> list[int]:
+    """The forces a new battle form starts with ticked (fewer clicks): both when the
+    campaign has two, else the recorder's own; the player unticks or ticks others."""
+    if len(forces) == 2:
+        return [cf.pk for cf in forces]
+    own = selectors.active_force_of(campaign=campaign, user=request.user)
+    return [own.pk] if own is not None else []
+
+
 def _record_context(
     request: HttpRequest, campaign: Campaign, form: BattleForm, sides: list[Side], **extra: Any
 ) -> dict[str, Any]:
@@ -689,6 +698,8 @@ def record_battle(request: HttpRequest, campaign_id: int) -> HttpResponse:
     force_choices = [(cf.pk, f"{cf.force.name} ({cf.player.get_username()})") for cf in forces]
     if request.method != "POST":
         chosen = _ids(request.GET.getlist("forces"))
+        if not chosen and not is_htmx(request) and "forces" not in request.GET:
+            chosen = _default_sides(request, campaign, forces)
         initial = {
             "played_on": request.GET.get("played_on") or timezone.localdate(),
             "scenario": request.GET.get("scenario", ""),

@@ -282,6 +282,109 @@
     setUpCopyButtons(event.detail.elt.parentNode || document);
   });
 
+  // The battle form: steppers beside the counts, and the R14b check as it is filled.
+  // Only a hint: the server checks the same when the battle is recorded.
+  function setUpSteppers(root) {
+    root.querySelectorAll(".camp-results input[type=number]").forEach(function (input) {
+      if (input.hasAttribute("data-stepper")) {
+        return;
+      }
+      input.setAttribute("data-stepper", "");
+      var label = document.querySelector('label[for="' + input.id + '"]');
+      var what = label ? label.textContent.trim() : "the count";
+      var wrap = document.createElement("span");
+      wrap.className = "stepper";
+      input.parentNode.insertBefore(wrap, input);
+      [["-", "One less: " + what, -1], ["+", "One more: " + what, 1]].forEach(function (spec, i) {
+        var button = document.createElement("button");
+        button.type = "button";
+        button.className = "stepper__button";
+        button.textContent = spec[0] === "-" ? "\u2212" : "+";
+        button.setAttribute("aria-label", spec[1]);
+        button.addEventListener("click", function () {
+          var value = Math.max(0, (parseInt(input.value, 10) || 0) + spec[2]);
+          input.value = String(value);
+          input.dispatchEvent(new Event("input", { bubbles: true }));
+        });
+        if (i === 0) {
+          wrap.appendChild(button);
+          wrap.appendChild(input);
+        } else {
+          wrap.appendChild(button);
+        }
+      });
+    });
+  }
+  function field(row, suffix) {
+    return row.querySelector('[name$="-' + suffix + '"]');
+  }
+  function checkBattle() {
+    var form = document.getElementById("battle-form");
+    var out = document.getElementById("battle-check");
+    if (!form || !out) {
+      return;
+    }
+    var sides = Array.prototype.map.call(form.querySelectorAll(".camp-side"), function (side) {
+      var enemies = 0;
+      var outOfAction = 0;
+      var problems = [];
+      side.querySelectorAll("tbody tr").forEach(function (row) {
+        var name = row.querySelector("th").firstChild.textContent.trim();
+        var took = field(row, "took_part");
+        var ooa = field(row, "out_of_action");
+        var credited = parseInt((field(row, "enemies_out_of_action") || {}).value, 10) || 0;
+        var objectives = parseInt((field(row, "objectives") || {}).value, 10) || 0;
+        if (ooa && ooa.checked) {
+          outOfAction += 1;
+          if (took && !took.checked) {
+            problems.push(name + " is Out of Action, so took part: tick “Took part”.");
+          }
+        }
+        if (objectives > 10) {
+          problems.push(name + ": objectives go from 0 to 10.");
+        }
+        enemies += credited;
+      });
+      return { name: side.getAttribute("data-side-name"), enemies: enemies, ooa: outOfAction, problems: problems };
+    });
+    var messages = [];
+    sides.forEach(function (side, i) {
+      var others = sides.reduce(function (sum, other, j) { return j === i ? sum : sum + other.ooa; }, 0);
+      if (side.enemies > others) {
+        messages.push(side.name + "'s members took " + side.enemies + " enemies Out of Action, but only " +
+          others + " of the other forces' members are marked Out of Action.");
+      }
+      messages = messages.concat(side.problems);
+    });
+    out.textContent = "";
+    out.classList.toggle("battle-check--bad", messages.length > 0);
+    if (sides.length && !messages.length) {
+      out.textContent = "The results add up (R14b).";
+      return;
+    }
+    if (messages.length) {
+      var list = document.createElement("ul");
+      messages.forEach(function (text) {
+        var item = document.createElement("li");
+        item.textContent = text;
+        list.appendChild(item);
+      });
+      out.appendChild(document.createTextNode("Check before recording (R14b):"));
+      out.appendChild(list);
+    }
+  }
+  ["input", "change"].forEach(function (name) {
+    document.addEventListener(name, function (event) {
+      if (event.target.closest && event.target.closest("#battle-form")) {
+        checkBattle();
+      }
+    });
+  });
+  document.addEventListener("htmx:load", function (event) {
+    setUpSteppers(event.detail.elt.parentNode || document);
+    checkBattle();
+  });
+
   // The print page's "Print" button (hidden until this script can make it work).
   function setUpPrintButton() {
     var button = document.getElementById("print-button");
@@ -297,6 +400,8 @@
     setUpPrintButton();
     setUpCopyButtons(document);
     labelCells(document);
+    setUpSteppers(document);
+    checkBattle();
   }
   if (document.readyState === "loading") {
     document.addEventListener("DOMContentLoaded", setUp);

@@ -215,7 +215,7 @@ def build_emma(page: Page, monkeypatch: pytest.MonkeyPatch) -> None:
     purchases = open_step(page, "purchases")
     statistics = purchases.get_by_role("table", name="Statistics")
     expect(statistics.get_by_role("row", name=re.compile(r"^\+2 HP"))).to_contain_text(
-        "already taken"
+        "Already taken: at creation each statistic line is taken once (R6)."
     )
     expect(purchases.get_by_role("button", name="Buy +2 HP")).to_have_count(0)
     expect(page.locator("#step-free-body")).to_have_count(0)  # one step open at a time

@@ -131,8 +131,8 @@ def fill_result(
     rows.get_by_label(f"{member} took part").set_checked(took_part)
     rows.get_by_label(f"{member} went Unconscious").set_checked(unconscious)
     rows.get_by_label(f"{member} went Out of Action").set_checked(out_of_action)
-    rows.get_by_label(f"Enemies {member} took Out of Action").fill(str(enemies))
-    rows.get_by_label(f"Objectives {member} achieved").fill(str(objectives))
+    rows.get_by_role("spinbutton", name=f"Enemies {member} took Out of Action").fill(str(enemies))
+    rows.get_by_role("spinbutton", name=f"Objectives {member} achieved").fill(str(objectives))
 
 
 def battle_results(page: Page, force_name: str) -> Locator:

@@ -5,6 +5,8 @@ Each check runs in the desktop (1280x800) and phone (390x844) views, light and d
 Nothing here waits on a timer: every wait is on a state of the page.
 """
 
+import re
+
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
@@ -243,13 +245,13 @@ def test_share_and_invite_links_have_copy_buttons(live_server, demo, pages, view
     page.get_by_role("button", name="Make a link").click()
     link = page.get_by_role("textbox", name="Read-only link")
     page.get_by_role("button", name="Copy link").click()
-    expect(page.locator("#share").get_by_role("status")).to_have_text("Copied to the clipboard.")
+    expect(page.locator("#share .copy-status")).to_have_text("Copied to the clipboard.")
     assert page.evaluate("() => navigator.clipboard.readText()") == link.input_value()
     assert_accessible(page)
 
     page.goto(live_server.url + reverse("campaign:dashboard", args=[campaign.pk]))
     page.get_by_role("button", name="Copy invitation link").click()
-    expect(page.locator("#invite").get_by_role("status")).to_have_text("Copied to the clipboard.")
+    expect(page.locator("#invite .copy-status")).to_have_text("Copied to the clipboard.")
     invite = page.get_by_label("Invitation link").input_value()
     assert page.evaluate("() => navigator.clipboard.readText()") == invite
     # The standings say how ties are broken.
@@ -293,7 +295,56 @@ def test_every_choice_says_what_it_does(live_server, demo, pages, view):
     ).click()
     step = page.locator("#step-free-body")
     step.get_by_text("Change the picked skill").first.click()
-    labels = step.locator(".pick[open] .radio label")
-    expect(labels.first).to_be_visible()
-    bare = labels.evaluate_all("ls => ls.filter(l => !l.querySelector('.option__effect'))")
+    choices = step.locator(".pick[open] .radio")
+    expect(choices.first).to_be_visible()
+    bare = choices.evaluate_all(
+        "rows => rows.filter(r => !r.querySelector('.option__effect')?.textContent.trim())"
+    )
     assert bare == []
+    expect(
+        step.get_by_role("radio", name="Spell Focus", exact=True)
+    ).to_have_accessible_description(re.compile(r"\w"))
+
+
+@pytest.mark.parametrize("view", ALL_VIEWS)
+def test_recording_a_battle_takes_few_actions_and_checks_itself(live_server, demo, pages, view):
+    """Two forces of 4 or more: both start ticked (the campaign has two), everyone took
+    part, today's date; counts have steppers; the R14b hint follows the form."""
+    user, _force, campaign = demo
+    page = pages(user, view)
+    page.goto(live_server.url + reverse("campaign:record_battle", args=[campaign.pk]))
+    red = page.get_by_role("region", name="Members of Literature Club Irregulars")
+    blue = page.locator(".camp-side").nth(1)
+    expect(red).to_be_visible()
+    expect(blue).to_be_visible()
+    assert horizontal_overflow(page) == {}
+    took_part = page.locator('.camp-results input[name$="-took_part"]')
+    expect(took_part.first).to_be_checked()
+    assert all(took_part.evaluate_all("boxes => boxes.map(b => b.checked)"))
+    check = page.locator("#battle-check")
+    expect(check).to_have_text("The results add up (R14b).")
+
+    actions = 0
+    page.get_by_label("Scenario").fill("Capture the Flag")
+    actions += 1
+    page.get_by_role("radio", name="Literature Club Irregulars won").check()
+    actions += 1
+    # Emma takes an enemy out: more than the other side has Out of Action yet.
+    red.get_by_role("button", name="One more: Enemies Emma took Out of Action").click()
+    actions += 1
+    expect(check).to_contain_text(
+        "Literature Club Irregulars's members took 1 enemies Out of Action, "
+        "but only 0 of the other forces' members are marked Out of Action."
+    )
+    blue.locator('input[name$="-out_of_action"]').first.check()
+    actions += 1
+    expect(check).to_have_text("The results add up (R14b).")
+    red.get_by_role("button", name="One more: Objectives Kenji achieved").click()
+    actions += 1
+    blue.locator('input[name$="-took_part"]').last.uncheck()  # sat this one out
+    actions += 1
+    assert_accessible(page)
+    page.get_by_role("button", name="Record the battle").click()
+    actions += 1
+    expect(page.get_by_text("Battle recorded.")).to_be_visible()
+    print(f"\n[measure] {view}: actions to record a two-force battle: {actions}")
