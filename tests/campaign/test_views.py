@@ -766,8 +766,13 @@ def test_a_force_in_a_pending_battle_waits(client, world, alice):
 
 def test_record_battle_without_javascript_is_two_steps(client, campaign, alice, red, blue):
     url = reverse("campaign:record_battle", args=[campaign.pk])
+    # A campaign of two forces starts with both ticked and their members shown.
     page = html(login(client, alice).get(url))
     assert 'name="show"' in page
+    assert f'name="shown-{red.pk}"' in page
+    assert f'name="shown-{blue.pk}"' in page
+    # Asked for none (the form's own "forces=" after unticking), none are shown.
+    page = html(client.get(url + "?forces="))
     assert "Tick the forces that played" in page
     assert f'name="shown-{red.pk}"' not in page
     # Step 1: choose the forces, "Show their members" keeps what was typed.
