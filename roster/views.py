@@ -452,7 +452,8 @@ def member_detail(request: HttpRequest, force_id: int, member_id: int) -> HttpRe
     """The member builder: one section per creation step."""
     force = _force(request, force_id)
     member = _member(force, member_id)
-    return render_page(request, "roster/member.html", _builder_context(request, force, member))
+    context = _builder_context(request, force, member)
+    return render_page(request, "roster/member.html", context, compact=True)
 
 
 @login_required
@@ -468,7 +469,9 @@ def member_step(request: HttpRequest, force_id: int, member_id: int, step: str) 
         url = reverse("roster:member", args=[force_id, member_id])
         return redirect(f"{url}?step={step}#step-{step}")
     context = _builder_context(request, force, member, open_steps=frozenset({step}))
-    response = render_page(request, "roster/member.html", context, partial=f"step-{step}")
+    response = render_page(
+        request, "roster/member.html", context, partial=f"step-{step}", compact=True
+    )
     # Each change moves the force's updated_at, so a browser must not reuse an old answer.
     add_never_cache_headers(response)
     return response
@@ -514,10 +517,17 @@ def _builder_response(
         context["notice"] = f"Saved, but another member is already called {member.name}."
     status = 400 if rejected else 200
     if not is_htmx(request):
-        return render_page(request, "roster/member.html", context, status=status)
+        return render_page(request, "roster/member.html", context, status=status, compact=True)
     context["step_partial"] = f"roster/member.html#step-{section}"
+    # Only the first step renames; its answer updates the heading, breadcrumb and title.
+    context["names_may_change"] = section == "basics"
     response = render_page(
-        request, "roster/member.html", context, status=status, partial="step-answer"
+        request,
+        "roster/member.html",
+        context,
+        status=status,
+        partial="step-answer",
+        compact=True,
     )
     if rejected is None:
         trigger_client_event(response, "builder-changed", {"step": f"step-{section}"})
