@@ -373,6 +373,13 @@ class FreeSlot:
     pick_options: tuple[options.Option, ...]
     free_choices: list[Any]
     can_clear: bool
+    rerolls_paid: int = 0  # FR already paid for re-rolls: it stays paid (R5a)
+    can_reroll: bool = True  # a re-roll would not take FR below 0 (R5a)
+
+    @property
+    def pick_total(self) -> int:
+        """What picking costs in all, re-rolls already paid included (R5, R5a)."""
+        return self.rerolls_paid + engine.PICK_FR_COST
 
 
 def free_slots(
@@ -434,6 +441,9 @@ def free_slots(
                     else []
                 ),
                 can_clear=adv is not None and index == len(advancements) - 1,
+                rerolls_paid=int((adv or {}).get("rerolls") or 0) * engine.REROLL_FR_COST,
+                can_reroll=card.result is None
+                or card.result["stats"]["FR"] >= engine.REROLL_FR_COST,
             )
         )
     return slots

@@ -496,3 +496,16 @@ def test_taking_an_or_line_says_which_option_was_taken(browser, owner):
         browser, member, "free", {"slot": "0", "option": "2:HP"}, HTTP_HX_REQUEST="true"
     )
     assert "Took +1 HP." in response.content.decode()
+
+
+def test_the_pick_says_what_it_costs_after_re_rolls_r5a(browser, rolling, dice):
+    page_url = reverse("roster:member", args=[rolling.force_id, rolling.pk]) + "?step=free"
+    dice(3, 9)
+    roll(browser, rolling)
+    assert "already paid for re-rolls" not in html(browser.get(page_url))
+    roll(browser, rolling)  # a re-roll: 1 FR
+    page = html(browser.get(page_url))
+    assert (
+        "The 1 FR already paid for re-rolls stay paid: with the pick this advancement "
+        "costs 3 FR in all (R5a)."
+    ) in page
