@@ -46,6 +46,16 @@
     }
   });
 
+  // A change says which version of the force it was made on (the status panel holds
+  // the latest, swapped in by every answer), so one made on a stale page is refused
+  // with the fresh state instead of overwriting a change made meanwhile.
+  document.addEventListener("htmx:configRequest", function (event) {
+    var holder = document.querySelector("[data-force-version]");
+    if (holder && event.detail.verb === "post") {
+      event.detail.headers["X-Force-Version"] = holder.getAttribute("data-force-version");
+    }
+  });
+
   // Back and Forward never show a page as it was before the player's last change: a page
   // the browser kept in its back/forward cache is loaded again (private pages are also
   // sent with Cache-Control: no-store).
