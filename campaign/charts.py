@@ -26,7 +26,11 @@ LEFT = 60
 RIGHT = 20
 TICK_SPACE = 56  # below the plot: tick labels and the x-axis title
 LEGEND_ROW = 26
-LEGEND_COLUMNS = 2
+# Two legend columns hold names up to LEGEND_SHORT characters; longer names get a row of
+# their own, where up to LEGEND_LONG characters fit at FONT_SIZE (the whole name is in
+# each marker's tooltip either way).
+LEGEND_SHORT = 22
+LEGEND_LONG = 46
 FONT_SIZE = 16
 
 
@@ -167,7 +171,9 @@ def line_chart(
     frame = frame_for(labels, series)
     top, step = frame.top_value, frame.step
     ticks = tick_labels if tick_labels is not None else labels
-    legend_rows = ceil(len(series) / LEGEND_COLUMNS)
+    long_names = any(len(line.name) > LEGEND_SHORT for line in series)
+    legend_columns, name_limit = (1, LEGEND_LONG) if long_names else (2, LEGEND_SHORT)
+    legend_rows = ceil(len(series) / legend_columns)
     legend_top = frame.bottom + TICK_SPACE + 8
     height = legend_top + legend_rows * LEGEND_ROW + 8
     out = [
@@ -250,12 +256,12 @@ def line_chart(
         out.append("</g>")
     # The legend: a sample of each line (colour, dash and marker) and its name.
     out.append(f'<g class="chart__legend" transform="translate(0 {_fmt(legend_top)})">')
-    column_width = (WIDTH - LEFT) / LEGEND_COLUMNS
+    column_width = (WIDTH - LEFT) / legend_columns
     for index, line in enumerate(series):
         colour = COLOURS[index % len(COLOURS)]
         dash = DASHES[index % len(DASHES)]
-        x = LEFT + (index % LEGEND_COLUMNS) * column_width
-        y = (index // LEGEND_COLUMNS) * LEGEND_ROW + LEGEND_ROW / 2
+        x = LEFT + (index % legend_columns) * column_width
+        y = (index // legend_columns) * LEGEND_ROW + LEGEND_ROW / 2
         dash_attr = f' stroke-dasharray="{dash}"' if dash else ""
         out.append(
             f'<g class="chart__series chart__series--{index % len(COLOURS)}">'
@@ -263,7 +269,7 @@ def line_chart(
             f'stroke="{colour}" stroke-width="2.5"{dash_attr}/>'
             + _marker(index, x + 18, y, colour, line.name, "chart__legend-marker")
             + f'<text x="{_fmt(x + 44)}" y="{_fmt(y)}" dominant-baseline="middle">'
-            f"{escape(_shorten(line.name, 22))}</text></g>"
+            f"{escape(_shorten(line.name, name_limit))}</text></g>"
         )
     out.append("</g></svg>")
     return "".join(out)

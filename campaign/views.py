@@ -44,6 +44,7 @@ from campaign.models import Battle, Campaign, CampaignForce
 from dbd_site.errors import DomainError, NotAllowed
 from dbd_site.inputs import is_whole_number
 from dbd_site.rendering import is_htmx, refusal_messages, render_page
+from roster import engine
 from roster.models import Member, SkillRoll
 from rules.loader import get_catalogue
 
@@ -422,6 +423,8 @@ class OpenRoll:
     choices: list[tuple[str, str]]
     category: str
     skill_name: str  # the skill the level-up has now ("" while the roll is open)
+    pick_tables: tuple[str, ...] = ()  # the line's table, and a natural 12's table (R5)
+    rerolls: int = 0  # re-rolls paid for so far (R5a: they stay paid)
 
 
 def _open_roll(cf: CampaignForce, member: Member, progress: Any) -> OpenRoll | None:
@@ -464,6 +467,19 @@ def _open_roll(cf: CampaignForce, member: Member, progress: Any) -> OpenRoll | N
             if advancement.get("skill") in catalogue.skills
             else ""
         ),
+        pick_tables=tuple(
+            dict.fromkeys(
+                t
+                for t in (
+                    line.skill_category,
+                    last.table
+                    if last and (advancement.get("natural_12") or state == "natural-12")
+                    else None,
+                )
+                if t
+            )
+        ),
+        rerolls=int(advancement.get("rerolls") or 0),
     )
 
 
@@ -484,9 +500,17 @@ def _level_up_context(
     advancements, skill_keys = _advancement_choices(member)
     catalogue = get_catalogue()
     open_roll = _open_roll(cf, member, progress)
+    society = catalogue.societies.get(member.society)
+    line_tables = [
+        line.skill_category
+        for line in (society.lines.values() if society else ())
+        if line.kind == "skill" and line.skill_category
+    ]
     if form is None:
         form = LevelUpForm(
-            advancements=advancements, skill_lines=skill_keys, skills=_skill_choices()
+            advancements=advancements,
+            skill_lines=skill_keys,
+            skills=_skill_choices(line_tables),  # only the tables of its skill lines
         )
     if roll_form is None:
         roll_form = LevelUpRollForm(
@@ -495,9 +519,15 @@ def _level_up_context(
             skills=(
                 open_roll.choices
                 if open_roll and open_roll.state == "pick-freely"
-                else _skill_choices([open_roll.category] if open_roll else [])
+                else _skill_choices(list(open_roll.pick_tables) if open_roll else [])
             ),
         )
+    # What a re-roll and a pick really cost (R5, R5a): earlier re-rolls stay paid, and a
+    # re-roll is not offered when it would take FR below 0 (R3).
+    results = (cf.force.evaluation or {}).get("members") or []
+    index = next((i for i, m in enumerate(cf.force.members.all()) if m.pk == member.pk), None)
+    fr_now = results[index]["stats"]["FR"] if index is not None and index < len(results) else None
+    paid = open_roll.rerolls * engine.REROLL_FR_COST if open_roll else 0
     return _base(
         request,
         campaign,
@@ -509,6 +539,12 @@ def _level_up_context(
         open_roll=open_roll,
         roll_form=roll_form,
         unfinished=bool(progress.open_roll),
+        reroll_fr=engine.REROLL_FR_COST,
+        pick_fr=engine.PICK_FR_COST,
+        fr_now=fr_now,
+        can_reroll=fr_now is None or fr_now >= engine.REROLL_FR_COST,
+        rerolls_paid=paid,
+        pick_total=paid + engine.PICK_FR_COST,
     )
 
 
@@ -558,6 +594,12 @@ def level_up(
                     member_id=member.pk,
                 )
             messages.success(request, f"{updated.name} levelled up. Nicely done!")
+            if line is not None and line.kind == "skill":
+                # The roll, its die and the skill are shown here, with re-roll and pick.
+                return redirect(
+                    reverse("campaign:level_up", args=[campaign.pk, cf.pk, member.pk])
+                    + "#roll-title"
+                )
             return redirect(
                 reverse("campaign:force", args=[campaign.pk, cf.pk]) + f"#member-{member.pk}"
             )
@@ -660,6 +702,15 @@ def _sides(
     return sides
 
 
+def _default_sides(request: HttpRequest, campaign: Campaign, forces: list[Any]) -> list[int]:
+    """The forces a new battle form starts with ticked (fewer clicks): both when the
+    campaign has two, else the recorder's own; the player unticks or ticks others."""
+    if len(forces) == 2:
+        return [cf.pk for cf in forces]
+    own = selectors.active_force_of(campaign=campaign, user=request.user)
+    return [own.pk] if own is not None else []
+
+
 def _record_context(
     request: HttpRequest, campaign: Campaign, form: BattleForm, sides: list[Side], **extra: Any
 ) -> dict[str, Any]:
@@ -689,6 +740,8 @@ def record_battle(request: HttpRequest, campaign_id: int) -> HttpResponse:
     force_choices = [(cf.pk, f"{cf.force.name} ({cf.player.get_username()})") for cf in forces]
     if request.method != "POST":
         chosen = _ids(request.GET.getlist("forces"))
+        if not chosen and not is_htmx(request) and "forces" not in request.GET:
+            chosen = _default_sides(request, campaign, forces)
         initial = {
             "played_on": request.GET.get("played_on") or timezone.localdate(),
             "scenario": request.GET.get("scenario", ""),

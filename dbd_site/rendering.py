@@ -1,5 +1,6 @@
 """Rendering shared by the HTML views: a whole page, or for htmx just a partial of it."""
 
+import re
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse
@@ -15,6 +16,10 @@ def is_htmx(request: HttpRequest) -> bool:
     return bool(htmx) and not htmx.history_restore_request
 
 
+# A line break and the indentation after it: the templates' layout, not the page's.
+_INDENTATION = re.compile(rb"\n[ \t]*(?:\n[ \t]*)*")
+
+
 def render_page(
     request: HttpRequest,
     template: str,
@@ -22,10 +27,18 @@ def render_page(
     *,
     status: int = 200,
     partial: str = "content",
+    compact: bool = False,
 ) -> HttpResponse:
-    """The whole page, or for htmx only its `partial` (django-template-partials, no <html>)."""
+    """The whole page, or for htmx only its `partial` (django-template-partials, no <html>).
+
+    `compact` drops the templates' indentation and blank lines (each run becomes one line
+    break, which renders the same): for pages answered often and large, such as the
+    builder's steps. Only for templates without <pre> or <textarea>, where it would show.
+    """
     name = f"{template}#{partial}" if is_htmx(request) else template
     response = render(request, name, context, status=status)
+    if compact:
+        response.content = _INDENTATION.sub(b"\n", response.content)
     # Same URL, two answers: caches must keep them apart.
     patch_vary_headers(response, ("HX-Request",))
     return response

@@ -8,6 +8,7 @@ from dbd_site import api, views
 
 urlpatterns = [
     path("", views.home, name="home"),
+    path("favicon.ico", views.favicon, name="favicon"),
     path("rules/", include("rules.urls")),
     path("accounts/", include("accounts.urls")),
     path("forces/", include("roster.urls")),

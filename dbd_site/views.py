@@ -1,6 +1,20 @@
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponsePermanentRedirect
 from django.shortcuts import render
+from django.templatetags.static import static
+from django.views.decorators.http import require_safe
+
+from roster.presenters import demo_example
 
 
+@require_safe
 def home(request: HttpRequest) -> HttpResponse:
-    return render(request, "home.html")
+    """The home page: for a visitor, what the site does with the demo force as an example."""
+    example = None if request.user.is_authenticated else demo_example()
+    return render(request, "home.html", {"example": example})
+
+
+@require_safe
+def favicon(request: HttpRequest) -> HttpResponse:
+    """Browsers ask for /favicon.ico whatever the page links; the file is a static one
+    (served, hashed and cached by whitenoise)."""
+    return HttpResponsePermanentRedirect(static("favicon.ico"))

@@ -697,10 +697,12 @@ class _MemberBuilder:
             if item.hands <= hands_free:
                 hands_free -= item.hands
             else:
+                needs = "a hand" if item.hands == 1 else f"{item.hands} hands"
+                free = "no hand is free" if hands_free == 0 else f"only {hands_free} is free"
                 self.error(
                     f"{where}/{i}",
                     "too-many-hands",
-                    f"{item.name} needs {item.hands} hand(s) and no hand is free"
+                    f"{item.name} needs {needs} and {free}"
                     + (" (the extra piece is taken)." if not extra_slot_free else "."),
                 )
 

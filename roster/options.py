@@ -51,6 +51,7 @@ class Option:
     reason: str | None = None
     warning: str | None = None
     change: int | None = None
+    summary: str = ""  # what it does, from the catalogue
 
     @property
     def available(self) -> bool:
@@ -62,6 +63,14 @@ class OptionGroup:
     slug: str
     title: str
     options: tuple[Option, ...]
+
+    @property
+    def shared_reason(self) -> str | None:
+        """The reason every unavailable option of the group shares, when two or more do
+        and none has another: said once for the group instead of on each row."""
+        reasons = {o.reason for o in self.options if o.reason is not None}
+        refused = sum(1 for o in self.options if o.reason is not None)
+        return reasons.pop() if len(reasons) == 1 and refused >= 2 else None
 
 
 # --- asking the engine ------------------------------------------------------------------
@@ -107,6 +116,7 @@ class _Trial:
         warnings = _new(self.before.warnings, after.warnings)
         return _Verdict(
             after=after,
+            problem=errors[0] if errors else None,
             reason=errors[0].message if errors else None,
             warning=warnings[0].message if warnings else None,
         )
@@ -125,6 +135,7 @@ def _new(before: Iterable[Problem], after: Iterable[Problem]) -> list[Problem]:
 @dataclass(frozen=True, slots=True)
 class _Verdict:
     after: engine.Evaluation
+    problem: Problem | None
     reason: str | None
     warning: str | None
 
@@ -136,6 +147,23 @@ class _Verdict:
 def _list(member: MemberJSON, key: str) -> list[Any]:
     """A new list of `member[key]`; the entries are shared, so replace them, never edit."""
     return list(member.get(key) or [])
+
+
+def _without_name(message: str, name: str) -> str:
+    """The engine's sentence about `name` as a phrase on that option's own row:
+    "Light Pistol needs RA 1 or more." becomes "Needs RA 1 or more."
+    """
+    if message.startswith(name + " "):
+        rest = message[len(name) + 1 :]
+        return rest[:1].upper() + rest[1:]
+    return message
+
+
+def _fr_phrase(problem: Problem) -> str | None:
+    """A what-if that would take FR below 0 (R3, R5a): in a player's words."""
+    if problem.code == "statistic-out-of-bounds" and "takes FR to" in problem.message:
+        return "Not enough FR left (it cannot go below 0)."
+    return None
 
 
 # --- free advancements (R4, R5) ---------------------------------------------------------
@@ -212,8 +240,28 @@ def pick_options(
         advancement.pop("natural_12", None)
         changed[slot] = advancement
         verdict = trial.judge(entry, **{kind: changed})
-        options.append(Option(key=skill.key, name=skill.name, reason=verdict.reason))
+        options.append(
+            Option(
+                key=skill.key,
+                name=skill.name,
+                reason=_skill_phrase(verdict, skill.name),
+                summary=skill.summary,
+            )
+        )
     return tuple(options)
+
+
+def _skill_phrase(verdict: "_Verdict", name: str) -> str | None:
+    problem = verdict.problem
+    if problem is None:
+        return None
+    if problem.code == "duplicate-skill":
+        return "Already has it."
+    if problem.code == "excluded-skill":
+        return _without_name(problem.message, name).replace(
+            "Cannot be taken alongside", "Not with"
+        )
+    return _fr_phrase(problem) or _without_name(problem.message, name)
 
 
 # --- purchased advancements (R6) --------------------------------------------------------
@@ -282,14 +330,16 @@ def purchase_options(
         )
         cost = verdict.member.purchase_costs[position]
         change = verdict.member.cost["total"] - before_total
+        skill = catalogue.skills.get(purchase.get("skill", ""))
         return Option(
             key=purchase_key(purchase),
             name=name,
             # The engine prices a purchase it refuses at 0; say nothing rather than "0".
             cost=None if verdict.reason else cost,
-            reason=verdict.reason,
+            reason=_purchase_phrase(verdict, name),
             warning=verdict.warning,
             change=change if change != cost else None,
+            summary=skill.summary if skill else "",
         )
 
     statistics = []
@@ -311,6 +361,17 @@ def purchase_options(
     return tuple(groups)
 
 
+def _purchase_phrase(verdict: "_Verdict", name: str) -> str | None:
+    problem = verdict.problem
+    if problem is None:
+        return None
+    if problem.code == "duplicate-line":
+        return "Already taken: at creation each statistic line is taken once (R6)."
+    if problem.code in ("duplicate-skill", "excluded-skill"):
+        return _skill_phrase(verdict, name)
+    return _without_name(problem.message, name)
+
+
 # --- equipment (R7, R8) -----------------------------------------------------------------
 
 
@@ -326,8 +387,9 @@ def equipment_options(member: MemberJSON, catalogue: Catalogue) -> tuple[OptionG
             key=item.slug,
             name=item.name,
             cost=verdict.member.equipment_costs[-1],
-            reason=verdict.reason,
+            reason=_equipment_phrase(verdict, item, entry, current, catalogue),
             warning=verdict.warning,
+            summary=item.summary,
         )
 
     groups = []
@@ -336,6 +398,30 @@ def equipment_options(member: MemberJSON, catalogue: Catalogue) -> tuple[OptionG
         if items:
             groups.append(OptionGroup(slug, title, items))
     return tuple(groups)
+
+
+def _equipment_phrase(
+    verdict: "_Verdict", item: Equipment, entry: str, current: list[str], catalogue: Catalogue
+) -> str | None:
+    """Why a piece will not fit, said of that piece: when the engine's error lands on a
+    piece already carried (taking the extra slot leaves the Polearm without hands), the
+    row says which piece it would displace instead of blaming that piece."""
+    problem = verdict.problem
+    if problem is None:
+        return None
+    if not _inside(problem.pointer, entry) and problem.code in (
+        "too-many-hands",
+        "too-many-pieces",
+    ):
+        index = problem.pointer.rsplit("/", 1)[-1]
+        other = catalogue.equipment.get(current[int(index)]) if index.isdigit() else None
+        if other is not None and problem.code == "too-many-hands":
+            return f"No room: as the extra piece it would leave {other.name} without a hand."
+        if other is not None:
+            return f"No room: {other.name} already uses the extra piece."
+    if problem.code == "too-many-pieces":
+        return "The one extra piece (backup weapon, armour or item) is taken."
+    return _without_name(problem.message, item.name)
 
 
 # --- spells (R9) ------------------------------------------------------------------------
@@ -351,6 +437,8 @@ def spell_options(member: MemberJSON, catalogue: Catalogue) -> tuple[OptionGroup
     current = _list(member, "spells")
     entry = f"{MEMBER}/spells/{len(current)}"
 
+    slots_free = max(0, trial.before.members[0].spell_slots["total"] - _slots_used(trial.before))
+
     def judge(slug: str, name: str) -> Option:
         verdict = trial.judge(entry, spells=[*current, slug])
         slots = _slots_used(verdict.after) - _slots_used(trial.before)
@@ -358,8 +446,9 @@ def spell_options(member: MemberJSON, catalogue: Catalogue) -> tuple[OptionGroup
             key=slug,
             name=name,
             cost=None if verdict.reason else slots,
-            reason=verdict.reason,
+            reason=_spell_phrase(verdict, name, slots, slots_free),
             warning=verdict.warning,
+            summary=catalogue.spells[slug].summary,
         )
 
     groups = []
@@ -372,6 +461,23 @@ def spell_options(member: MemberJSON, catalogue: Catalogue) -> tuple[OptionGroup
     if forbidden:
         groups.append(OptionGroup("forbidden", "Forbidden spell", forbidden))
     return tuple(groups)
+
+
+def _spell_phrase(verdict: "_Verdict", name: str, slots: int, free: int) -> str | None:
+    """Why a spell cannot be learnt, about that spell: the slots it needs and those free
+    (the engine reports the overflow wherever the slots run out, e.g. at the Mastery)."""
+    problem = verdict.problem
+    if problem is None:
+        return None
+    if problem.code == "too-many-spells":
+        return f"Needs {slots} slot{'s' if slots != 1 else ''}; {free} free."
+    if problem.code == "duplicate-spell":
+        return "Already known."
+    if problem.code == "core-school-required":
+        return "Choose a core school first."
+    if problem.code == "needs-ca":
+        return "Needs CA 1 or more."
+    return _without_name(problem.message, name)
 
 
 def known_spell_slots(member: MemberJSON, catalogue: Catalogue) -> tuple[int, ...]:
@@ -406,12 +512,14 @@ def mastery_options(member: MemberJSON, catalogue: Catalogue) -> tuple[Option, .
         if spell is None:
             continue
         verdict = trial.judge(f"{MEMBER}/mastery", mastery=slug)
+        full = verdict.problem is not None and verdict.problem.code == "too-many-spells"
         options.append(
             Option(
                 key=slug,
                 name=spell.name,
                 cost=_slots_used(verdict.after) - _slots_used(trial.before),
-                reason=verdict.reason,
+                reason="no slot free" if full else verdict.reason,
+                summary=spell.summary,
             )
         )
     return tuple(options)

@@ -12,8 +12,10 @@ from django.urls import reverse
 
 from dbd_site.inputs import is_whole_number
 from roster import engine, options
+from roster.demo import demo_force
 from roster.models import Member, SkillRoll
 from rules.catalogue import Catalogue, Society
+from rules.loader import get_catalogue
 
 MEMBER_POINTER = re.compile(r"^/members/\d+(/|$)")
 
@@ -83,6 +85,27 @@ class MemberCard:
     @property
     def error_count(self) -> int:
         return sum(1 for p in self.all_problems if p["kind"] == "error")
+
+    @property
+    def problem_counts(self) -> dict[str, int]:
+        """Errors per builder step (its own and its entries'), for the steps' headings."""
+        entries_by_step = {
+            "free": self.advancements,
+            "purchases": self.purchases,
+            "equipment": self.equipment,
+            "spells": (*self.core_schools, *self.spells, *self.spell_extras),
+        }
+        return {
+            step: sum(
+                1
+                for p in (
+                    *self.problems.get(step, ()),
+                    *(p for entry in entries_by_step.get(step, ()) for p in entry.problems),
+                )
+                if p["kind"] == "error"
+            )
+            for step in ("basics", "club", "free", "purchases", "equipment", "spells")
+        }
 
     @property
     def all_problems(self) -> list[dict[str, Any]]:
@@ -287,6 +310,38 @@ def member_card(
     )
 
 
+@dataclass(frozen=True, slots=True)
+class CampaignGroup:
+    """A campaign and the player's copies of forces entered into it."""
+
+    campaign: Any
+    forces: list[Any]
+
+
+def group_forces(forces: Any) -> tuple[list[Any], list[CampaignGroup]]:
+    """The player's own forces, then their campaign copies grouped under each campaign
+    (a copy is a force of the same name: on its own it would look like a duplicate)."""
+    freeform: list[Any] = []
+    groups: dict[int, CampaignGroup] = {}
+    for force in forces:
+        entry = getattr(force, "campaign_entry", None)
+        if entry is None:
+            freeform.append(force)
+            continue
+        group = groups.setdefault(entry.campaign_id, CampaignGroup(entry.campaign, []))
+        group.forces.append(force)
+    return freeform, sorted(groups.values(), key=lambda g: g.campaign.name.casefold())
+
+
+def name_shared(member: Member, members: list[Member], evaluation: dict[str, Any]) -> bool:
+    """Whether the engine refused the force for members sharing a name (R10) and this
+    member is one of them, so the builder can say so at the name field."""
+    if not any(p["code"] == "duplicate-name" for p in evaluation.get("errors", [])):
+        return False
+    mine = member.name.strip().casefold()
+    return any(m.pk != member.pk and m.name.strip().casefold() == mine for m in members)
+
+
 def force_problems(evaluation: dict[str, Any]) -> list[dict[str, Any]]:
     """Problems of the whole force (`/members`, `/resources`, ...), not of one member."""
     return [
@@ -319,6 +374,13 @@ class FreeSlot:
     pick_options: tuple[options.Option, ...]
     free_choices: list[Any]
     can_clear: bool
+    rerolls_paid: int = 0  # FR already paid for re-rolls: it stays paid (R5a)
+    can_reroll: bool = True  # a re-roll would not take FR below 0 (R5a)
+
+    @property
+    def pick_total(self) -> int:
+        """What picking costs in all, re-rolls already paid included (R5, R5a)."""
+        return self.rerolls_paid + engine.PICK_FR_COST
 
 
 def free_slots(
@@ -380,6 +442,9 @@ def free_slots(
                     else []
                 ),
                 can_clear=adv is not None and index == len(advancements) - 1,
+                rerolls_paid=int((adv or {}).get("rerolls") or 0) * engine.REROLL_FR_COST,
+                can_reroll=card.result is None
+                or card.result["stats"]["FR"] >= engine.REROLL_FR_COST,
             )
         )
     return slots
@@ -395,7 +460,9 @@ class BuilderUrls(dict):
         self.ids = (force_id, member_id)
 
     def __missing__(self, name: str) -> str:
-        if name.startswith("step_"):
+        if name == "page":
+            url = reverse("roster:member", args=self.ids)
+        elif name.startswith("step_"):
             url = reverse("roster:member_step", args=[*self.ids, name.removeprefix("step_")])
         elif name in ("roll", "pick", "free_pick"):
             url = reverse(f"roster:{name}", args=self.ids)
@@ -403,3 +470,48 @@ class BuilderUrls(dict):
             url = reverse("roster:member_edit", args=[*self.ids, name.replace("_", "-")])
         self[name] = url
         return url
+
+
+@dataclass(frozen=True, slots=True)
+class ExampleMember:
+    name: str
+    role: str
+    club: str
+    stats: dict[str, int]
+    cost: int
+
+
+@dataclass(frozen=True, slots=True)
+class Example:
+    """The demo force as the engine sees it, for the visitors' home page."""
+
+    name: str
+    resources: int
+    spent: int
+    legal: bool
+    members: tuple[ExampleMember, ...]
+
+
+def demo_example() -> Example:
+    """The demo force (roster.demo) evaluated by the engine, for a visitor's first look.
+
+    Worked out again on each call (well under a millisecond's engine work for five
+    members), so a change to the rules catalogue shows at once."""
+    document = demo_force()
+    evaluation = engine.evaluate(document, get_catalogue())
+    return Example(
+        name=document["name"],
+        resources=document["resources"],
+        spent=evaluation.total_cost,
+        legal=evaluation.valid,
+        members=tuple(
+            ExampleMember(
+                name=result.name,
+                role=result.role,
+                club=member["club"]["name"],
+                stats=result.stats,
+                cost=result.cost["total"],
+            )
+            for member, result in zip(document["members"], evaluation.members, strict=True)
+        ),
+    )

@@ -49,7 +49,9 @@ from roster.presenters import (
     MemberCard,
     force_problems,
     free_slots,
+    group_forces,
     member_card,
+    name_shared,
     roll_outcome,
 )
 from rules.loader import get_catalogue
@@ -119,8 +121,15 @@ def _force_context(
 @login_required
 @require_safe
 def force_list(request: HttpRequest) -> HttpResponse:
-    forces = selectors.forces_for(user=request.user)
-    return render_page(request, "roster/list.html", {"forces": forces, "form": ForceForm()})
+    forces = selectors.forces_for(user=request.user).select_related("campaign_entry__campaign")
+    freeform, by_campaign = group_forces(forces)
+    context = {
+        "forces": freeform,
+        "campaign_groups": by_campaign,
+        "has_forces": bool(freeform or by_campaign),
+        "form": ForceForm(),
+    }
+    return render_page(request, "roster/list.html", context)
 
 
 @login_required
@@ -336,6 +345,27 @@ def member_add(request: HttpRequest, force_id: int) -> HttpResponse:
 # The builder's steps, in the page's order: each is a section of the page, a partial of
 # its template, and what a change answers with (the card and status come out of band).
 STEPS = ("basics", "club", "free", "purchases", "equipment", "spells")
+STEP_LABELS = (
+    ("basics", "Statistics"),
+    ("club", "Club"),
+    ("free", "Free advancements"),
+    ("purchases", "Buy advancements"),
+    ("equipment", "Equipment"),
+    ("spells", "Spells"),
+)
+
+
+def _open_steps(request: HttpRequest, card: MemberCard) -> frozenset[str]:
+    """The steps the member page shows open: the one asked for (`?step=`, or `all`), else
+    the first with a problem, else the statistics. One at a time keeps the page short on a
+    phone, and nothing closed can go stale: a closed step is fetched fresh when opened."""
+    asked = request.GET.get("step", "")
+    if asked == "all":
+        return frozenset(STEPS)
+    if asked in STEPS:
+        return frozenset({asked})
+    counts = card.problem_counts
+    return frozenset({next((step for step in STEPS if counts[step]), STEPS[0])})
 
 
 def _builder_context(
@@ -346,6 +376,7 @@ def _builder_context(
     forms: dict[str, Any] | None = None,
     errors: dict[str, list[str]] | None = None,
     notice: str = "",
+    open_steps: frozenset[str] | None = None,
 ) -> dict[str, Any]:
     """Everything the member page shows: its card (the stored evaluation) and each step's
     options with costs and reasons (what-ifs answered by the engine).
@@ -376,16 +407,26 @@ def _builder_context(
     def mastery_options() -> tuple[options.Option, ...] | None:
         return options.mastery_options(data, catalogue) if engine.SPELL_MASTERY in owned else None
 
+    basics_form = forms.get("basics") or MemberBasicsForm(
+        initial=MemberBasicsForm.initial_for(data)
+    )
+    name_taken = name_shared(member, members, evaluation)
+    if name_taken:
+        basics_form.fields["name"].widget.attrs.update(
+            {"aria-invalid": "true", "aria-describedby": "name-taken"}
+        )
     return {
         "force": force,
         "member": member,
         "urls": BuilderUrls(force.pk, member.pk),
         "card": card,
+        "open_steps": open_steps if open_steps is not None else _open_steps(request, card),
+        "step_labels": STEP_LABELS,
+        "name_taken": name_taken,
         "evaluation": evaluation,
         "notice": notice,
         "errors": errors or {},
-        "basics_form": forms.get("basics")
-        or MemberBasicsForm(initial=MemberBasicsForm.initial_for(data)),
+        "basics_form": basics_form,
         "club_form": forms.get("club")
         or ClubForm(catalogue=catalogue, initial=ClubForm.initial_for(data)),
         "free_slots": cache(lambda: free_slots(member, data, card, catalogue)),
@@ -415,7 +456,8 @@ def member_detail(request: HttpRequest, force_id: int, member_id: int) -> HttpRe
     """The member builder: one section per creation step."""
     force = _force(request, force_id)
     member = _member(force, member_id)
-    return render_page(request, "roster/member.html", _builder_context(request, force, member))
+    context = _builder_context(request, force, member)
+    return render_page(request, "roster/member.html", context, compact=True)
 
 
 @login_required
@@ -428,9 +470,12 @@ def member_step(request: HttpRequest, force_id: int, member_id: int, step: str) 
     force = _force(request, force_id)
     member = _member(force, member_id)
     if not is_htmx(request):
-        return redirect(f"{reverse('roster:member', args=[force_id, member_id])}#step-{step}")
-    context = _builder_context(request, force, member)
-    response = render_page(request, "roster/member.html", context, partial=f"step-{step}")
+        url = reverse("roster:member", args=[force_id, member_id])
+        return redirect(f"{url}?step={step}#step-{step}")
+    context = _builder_context(request, force, member, open_steps=frozenset({step}))
+    response = render_page(
+        request, "roster/member.html", context, partial=f"step-{step}", compact=True
+    )
     # Each change moves the force's updated_at, so a browser must not reuse an old answer.
     add_never_cache_headers(response)
     return response
@@ -457,18 +502,36 @@ def _builder_response(
     if rejected is None and not is_htmx(request):
         messages.success(request, notice)
         url = reverse("roster:member", args=[force_id, member_id])
-        return redirect(f"{url}#step-{section}")
+        return redirect(f"{url}?step={section}#step-{section}")
     force = force or _force(request, force_id)
     member = _member(force, member_id)
     forms_ = {rejected.form_name: rejected.form} if rejected and rejected.form else None
     errors = {rejected.section: rejected.messages} if rejected else None
-    context = _builder_context(request, force, member, forms=forms_, errors=errors, notice=notice)
+    context = _builder_context(
+        request,
+        force,
+        member,
+        forms=forms_,
+        errors=errors,
+        notice=notice,
+        open_steps=frozenset({section}),
+    )
+    if context["name_taken"] and section == "basics" and rejected is None:
+        # Saved (a draft may break rules), but not "Saved" alone: R10 wants unique names.
+        context["notice"] = f"Saved, but another member is already called {member.name}."
     status = rejected.status if rejected else 200
     if not is_htmx(request):
-        return render_page(request, "roster/member.html", context, status=status)
+        return render_page(request, "roster/member.html", context, status=status, compact=True)
     context["step_partial"] = f"roster/member.html#step-{section}"
+    # Only the first step renames; its answer updates the heading, breadcrumb and title.
+    context["names_may_change"] = section == "basics"
     response = render_page(
-        request, "roster/member.html", context, status=status, partial="step-answer"
+        request,
+        "roster/member.html",
+        context,
+        status=status,
+        partial="step-answer",
+        compact=True,
     )
     if rejected is None:
         trigger_client_event(response, "builder-changed", {"step": f"step-{section}"})

@@ -26,7 +26,7 @@ SECRETS = ("Zebracorn Force", "Quxwellina", "Heronmere League", "Owlbear Token")
 
 # Pages anyone may see: they show no private data.
 PUBLIC = re.compile(
-    r"^/($|rules/|accounts/(signup|login|logout)/|api/v1/$|api/v1/rules/|api/schema/|api/docs/"
+    r"^/($|favicon\.ico$|rules/|accounts/(signup|login|logout)/|api/v1/$|api/v1/rules/|api/schema/|api/docs/"
     r"|api/v1/rosters/validate/)"
 )
 # Pages opened by an unguessable token: whoever holds the token may look, by design.

@@ -89,3 +89,69 @@ def assert_accessible(page: Page) -> None:
             lines.append(f"- {v['id']} ({v['impact']}): {v['help']} <{v['helpUrl']}>")
             lines.extend(f"    {node['target']}: {node['html'][:200]}" for node in v["nodes"])
         pytest.fail("\n".join(lines))
+
+
+# Desktop and phone, light and dark: the views every page is tried in (issue #11).
+VIEWS = {
+    "desktop-light": {"viewport": {"width": 1280, "height": 800}, "color_scheme": "light"},
+    "desktop-dark": {"viewport": {"width": 1280, "height": 800}, "color_scheme": "dark"},
+    "phone-light": {
+        "viewport": {"width": 390, "height": 844},
+        "color_scheme": "light",
+        "is_mobile": True,
+        "has_touch": True,
+        "device_scale_factor": 3,
+    },
+    "phone-dark": {
+        "viewport": {"width": 390, "height": 844},
+        "color_scheme": "dark",
+        "is_mobile": True,
+        "has_touch": True,
+        "device_scale_factor": 3,
+    },
+}
+
+
+def signed_in_page(browser: Browser, live_server, user, view: str = "desktop-light") -> Page:
+    """A page in a new context of `view` (viewport, colour scheme) with `user` signed in
+    through a session cookie (the log-in form has its own tests). Close its context."""
+    from django.conf import settings
+    from django.test import Client
+
+    client = Client()
+    client.force_login(user)
+    context = browser.new_context(**VIEWS[view])
+    context.add_cookies(
+        [
+            {
+                "name": settings.SESSION_COOKIE_NAME,
+                "value": client.cookies[settings.SESSION_COOKIE_NAME].value,
+                "url": live_server.url,
+            }
+        ]
+    )
+    page = context.new_page()
+    page.set_default_timeout(10_000)
+    return page
+
+
+def horizontal_overflow(page: Page) -> dict[str, int]:
+    """What scrolls sideways on the page, the page itself or any box in it (a table in
+    its scrolling wrapper), and by how many CSS pixels: {} when nothing does."""
+    return page.evaluate(
+        """() => {
+          const wide = {};
+          const root = document.documentElement;
+          if (root.scrollWidth > root.clientWidth) wide.page = root.scrollWidth - root.clientWidth;
+          for (const el of document.querySelectorAll("main *")) {
+            const style = getComputedStyle(el);
+            if (!["auto", "scroll"].includes(style.overflowX)) continue;
+            if (el.scrollWidth > el.clientWidth + 1) {
+              const table = el.querySelector("caption, h2, h3");
+              const name = (table ? table.textContent : el.className).trim().slice(0, 40);
+              wide[name] = el.scrollWidth - el.clientWidth;
+            }
+          }
+          return wide;
+        }"""
+    )

@@ -131,8 +131,8 @@ def fill_result(
     rows.get_by_label(f"{member} took part").set_checked(took_part)
     rows.get_by_label(f"{member} went Unconscious").set_checked(unconscious)
     rows.get_by_label(f"{member} went Out of Action").set_checked(out_of_action)
-    rows.get_by_label(f"Enemies {member} took Out of Action").fill(str(enemies))
-    rows.get_by_label(f"Objectives {member} achieved").fill(str(objectives))
+    rows.get_by_role("spinbutton", name=f"Enemies {member} took Out of Action").fill(str(enemies))
+    rows.get_by_role("spinbutton", name=f"Objectives {member} achieved").fill(str(objectives))
 
 
 def battle_results(page: Page, force_name: str) -> Locator:
@@ -380,7 +380,26 @@ def test_two_players_play_a_short_campaign(
         expect(level_ups_waiting(alice).get_by_role("listitem")).to_have_count(1)
         open_level_up(alice, "Kenji")
         alice.get_by_role("radio", name="Roll on the server (free)").check()
-        kenji = take_level_up(alice, "Kenji", "Line 6: Movement Skill")
+        # Only the Movement line's table is offered to pick from, not every skill.
+        groups = alice.get_by_label("Skill to pick").locator("optgroup")
+        assert "Movement" in groups.evaluate_all("gs => gs.map(g => g.label)")
+        assert len(groups.evaluate_all("gs => gs")) < 5
+        # The roll happens in place: the page shows the die, the table and the skill,
+        # with a re-roll (its real FR cost) and a pick right there.
+        alice.get_by_role("radio", name="Line 6: Movement Skill", exact=True).check()
+        alice.get_by_role("button", name="Take the level-up").click()
+        expect(message(alice)).to_have_text("Kenji levelled up. Nicely done!")
+        roll = alice.get_by_role("region", name="The roll for the Movement Skill")
+        expect(roll.locator(".die")).to_have_text(["3"])
+        expect(roll).to_contain_text("On the Movement table: Kenji has Wall Run.")
+        expect(roll.get_by_role("button", name="Roll again (costs 1 FR)")).to_be_visible()
+        expect(
+            roll.get_by_role("button", name="Pick this skill instead (costs 2 FR)")
+        ).to_be_visible()
+        assert_accessible(alice)
+        alice.get_by_role("link", name=RED).first.click()
+        expect(heading(alice, RED)).to_be_visible()
+        kenji = member_card(alice, "Kenji")
         expect(kenji.get_by_role("list")).to_contain_text("Movement Skill: Wall Run")
         kenji.get_by_text("Level-up rolls (1)").click()
         expect(kenji).to_contain_text("Movement table, dice 3 → Wall Run")

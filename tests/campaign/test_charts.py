@@ -188,3 +188,27 @@ def test_nice_axis_tops(largest, top, step):
 def test_a_single_point_is_centred():
     frame = charts.Frame(count=1, top_value=5)
     assert frame.x(0) == (frame.left + frame.right) / 2
+
+
+def test_long_force_names_get_a_legend_row_of_their_own_and_are_not_cut():
+    history = {
+        "labels": ["Start", "1 Mar: Capture the Flag"],
+        "series": [
+            {"name": "Literature Club Irregulars", "values": [11, 14]},
+            {"name": "Robotics Rebels", "values": [40, 43]},
+        ],
+    }
+    root = parse(charts.resources_chart(history))
+    legend = next(g for g in root.iter(f"{SVG}g") if g.get("class") == "chart__legend")
+    texts = list(legend.iter(f"{SVG}text"))
+    assert [t.text for t in texts] == ["Literature Club Irregulars", "Robotics Rebels"]
+    assert [t.get("x") for t in texts] == [texts[0].get("x")] * 2  # one column
+    assert texts[0].get("y") != texts[1].get("y")
+
+
+def test_short_names_share_legend_rows_in_two_columns():
+    root = parse(charts.resources_chart(HISTORY))
+    legend = next(g for g in root.iter(f"{SVG}g") if g.get("class") == "chart__legend")
+    texts = list(legend.iter(f"{SVG}text"))
+    assert texts[0].get("y") == texts[1].get("y")
+    assert texts[0].get("x") != texts[1].get("x")

@@ -17,6 +17,7 @@ from campaign.models import (
     LedgerEntry,
 )
 from roster.models import Force, Member, SkillRoll
+from rules.loader import get_catalogue
 from tests.campaign.conftest import TODAY, everyone, freeform_force, make_user, record
 from tests.campaign.test_selectors import bulk_battles
 from tests.roster.builders import emma, force, student
@@ -773,8 +774,13 @@ def test_a_force_in_a_pending_battle_waits(client, world, alice):
 
 def test_record_battle_without_javascript_is_two_steps(client, campaign, alice, red, blue):
     url = reverse("campaign:record_battle", args=[campaign.pk])
+    # A campaign of two forces starts with both ticked and their members shown.
     page = html(login(client, alice).get(url))
     assert 'name="show"' in page
+    assert f'name="shown-{red.pk}"' in page
+    assert f'name="shown-{blue.pk}"' in page
+    # Asked for none (the form's own "forces=" after unticking), none are shown.
+    page = html(client.get(url + "?forces="))
     assert "Tick the forces that played" in page
     assert f'name="shown-{red.pk}"' not in page
     # Step 1: choose the forces, "Show their members" keeps what was typed.
@@ -1178,3 +1184,37 @@ def test_export_downloads_the_whole_campaign(client, world, organiser):
     document = json.loads(response.content)
     assert document["format"] == "dbd-campaign/1"
     assert [b["scenario"] for b in document["battles"]] == ["First Blood", "Second Wind"]
+
+
+def test_a_rolled_level_up_shows_its_roll_in_place_with_the_real_fr_costs(
+    client, campaign, alice, red, levelled, monkeypatch
+):
+    url = level_up_url(campaign, red, levelled)
+    login(client, alice)
+    # The picker lists the society's skill-line tables only (R17), not all 56 skills.
+    page = html(client.get(url))
+    assert '<optgroup label="Movement">' in page
+    society = get_catalogue().societies[member(red, "Ann").society]
+    tables = {line.skill_category for line in society.lines.values() if line.kind == "skill"}
+    assert page.count("<optgroup") == len(tables) < len(get_catalogue().skill_categories)
+    dice = ScriptedDice(2, 5)
+    monkeypatch.setattr("campaign.views.dice", lambda: dice)
+    response = client.post(url, {"advancement": "4", "method": "rolled"})
+    assert response["Location"] == url + "#roll-title"  # stays here, to show the roll
+    page = html(client.get(url))
+    assert '<span class="die">2</span>' in page
+    assert "Roll again (costs 1 FR)" in page
+    assert "Picking costs 2 FR." in page
+    assert "already paid" not in page  # no re-roll yet
+    # One re-roll (1 FR), then the page says what a pick costs in all (R5a).
+    response = client.post(
+        level_up_url(campaign, red, levelled, roll=True),
+        {"roll-action": "roll", "roll-slot": "level_ups/0"},
+    )
+    assert response.status_code == 302
+    page = html(client.get(url))
+    assert '<span class="die">5</span>' in page
+    assert (
+        "The 1 FR already paid for re-rolls stay paid, so this level-up costs 3 FR in all (R5a)."
+        in page
+    )

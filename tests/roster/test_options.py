@@ -30,7 +30,8 @@ def test_a_two_handed_weapon_and_armour_leave_no_room_for_a_medical_kit(catalogu
     result = evaluate(force(with_kit, resources=1_000_000), catalogue)
     [error] = [e for e in result.errors if e.pointer == "/members/0/equipment/2"]
     assert error.code == "too-many-pieces"
-    assert kit.reason == error.message
+    # ... said of the kit's own row, in a phrase (the group says it once when shared).
+    assert kit.reason == "The one extra piece (backup weapon, armour or item) is taken."
 
 
 def test_a_student_with_ra_0_cannot_buy_a_pistol(catalogue):
@@ -40,8 +41,8 @@ def test_a_student_with_ra_0_cannot_buy_a_pistol(catalogue):
     member["free_advancements"] = [{"line": 2}, {"line": 3}]
     assert engine_member(member, catalogue).stats["RA"] == 0
     offered = by_key(options.equipment_options(member, catalogue))
-    assert offered["light-pistol"].reason == "Light Pistol needs RA 1 or more."
-    assert "needs RA 1 or more" in offered["sniper-rifle"].reason
+    assert offered["light-pistol"].reason == "Needs RA 1 or more."
+    assert offered["sniper-rifle"].reason == "Needs RA 1 or more."
     assert offered["simple-weapon"].available
     assert offered["vision-goggles"].available  # flat-priced items need no statistic
 
@@ -61,8 +62,63 @@ def test_no_hand_free_is_explained(catalogue):
     member = emma()
     member["equipment"] = ["great-weapon", "medical-kit"]
     offered = by_key(options.equipment_options(member, catalogue))
-    assert offered["light-pistol"].reason.startswith("Light Pistol needs 1 hand(s) and no hand")
-    assert offered["light-armour"].reason.startswith("Light Armour: beyond what is in hand")
+    assert offered["light-pistol"].reason == (
+        "Needs a hand and no hand is free (the extra piece is taken)."
+    )
+    assert offered["light-armour"].reason == (
+        "The one extra piece (backup weapon, armour or item) is taken."
+    )
+
+
+def test_one_free_hand_is_not_called_none(catalogue):
+    member = emma()  # a Simple Weapon in one hand, a Medical Kit as the extra piece
+    assert member["equipment"] == ["simple-weapon", "medical-kit"]
+    offered = by_key(options.equipment_options(member, catalogue))
+    assert offered["great-weapon"].reason == (
+        "Needs 2 hands and only 1 is free (the extra piece is taken)."
+    )
+    assert offered["light-shield"].available  # the free hand
+
+
+def test_a_piece_that_would_displace_another_names_it_instead_of_blaming_it(catalogue):
+    member = emma()
+    member["equipment"] = ["polearm", "simple-weapon"]  # the Polearm is the backup (R8)
+    offered = by_key(options.equipment_options(member, catalogue))
+    # The engine's error would land on the Simple Weapon (the kit takes the extra piece,
+    # the Polearm goes in both hands); the kit's row says so, without blaming either.
+    assert offered["medical-kit"].reason == (
+        "No room: as the extra piece it would leave Simple Weapon without a hand."
+    )
+
+
+def test_a_reason_every_refused_option_shares_is_said_once_for_the_group():
+    shared = "The one extra piece (backup weapon, armour or item) is taken."
+    group = options.OptionGroup(
+        "items",
+        "Items",
+        (
+            options.Option("a", "A", reason=shared),
+            options.Option("b", "B", reason=shared),
+            options.Option("c", "C"),
+        ),
+    )
+    assert group.shared_reason == shared
+    mixed = options.OptionGroup(
+        "items", "Items", (*group.options, options.Option("d", "D", reason="Needs RA 1 or more."))
+    )
+    assert mixed.shared_reason is None
+    single = options.OptionGroup("items", "Items", group.options[1:])
+    assert single.shared_reason is None  # one row says it itself
+
+
+def test_every_option_says_what_it_does(catalogue):
+    groups = [
+        *options.equipment_options(emma(), catalogue),
+        *options.spell_options(emma(), catalogue),
+        *(g for g in options.purchase_options(emma(), catalogue) if g.slug != "statistics"),
+    ]
+    missing = [o.name for g in groups for o in g.options if not o.summary]
+    assert missing == []
 
 
 def test_a_backup_weapon_is_fine_when_the_extra_slot_is_free(catalogue):
@@ -89,7 +145,7 @@ def test_statistic_purchases_cost_twice_the_statistic(catalogue):
     taken = purchases["line:2"]
     assert not taken.available
     assert taken.cost is None
-    assert "already taken" in taken.reason
+    assert taken.reason == "Already taken: at creation each statistic line is taken once (R6)."
 
 
 def test_a_statistic_that_reprices_other_things_says_so(catalogue):
@@ -114,7 +170,7 @@ def test_julius_costs_as_in_the_rulebook(catalogue):
     bought = options.with_purchase(julius, {"line": 1, "choice": "ME"})
     second = by_key(options.purchase_options(bought, catalogue))
     assert second["skill:movement/quick-mantle"].cost == 6
-    assert second["skill:melee/outsized-weapon"].reason == "Outsized Weapon is already taken."
+    assert second["skill:melee/outsized-weapon"].reason == "Already has it."
     assert {g.slug for g in options.purchase_options(julius, catalogue)} == {
         "statistics",
         "melee",
@@ -182,7 +238,8 @@ def test_spell_slots_follow_the_core_school(catalogue):
     assert spells["reviving-breath"].cost == 1  # restoration is Emma's core school
     assert spells["seraphic-bolt"].cost == 2
     assert not spells["healing-spring"].available  # already known
-    assert spells["dragon-slayer"].reason == "Dragon Slayer needs the Dragon Slayer skill."
+    assert spells["dragon-slayer"].reason == "Needs the Dragon Slayer skill."
+    assert spells["healing-spring"].reason == "Already known."
     assert options.known_spell_slots(emma(), catalogue) == (1,)
 
 

@@ -14,6 +14,7 @@ from tests.roster.test_rolls import ScriptedDice
 pytestmark = pytest.mark.django_db
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
+ALL = "?step=all"  # the member page with every step open (one at a time otherwise)
 
 
 def html(response) -> str:
@@ -92,7 +93,7 @@ def test_build_emma_step_by_step(browser, owner):
     saved = selectors.get_force(user=owner, force_id=built.pk)
     assert selectors.force_document(force=saved)["members"] == [emma()]
 
-    page = html(browser.get(reverse("roster:member", args=[built.pk, member.pk])))
+    page = html(browser.get(reverse("roster:member", args=[built.pk, member.pk]) + ALL))
     assert "<td>1</td><td>1</td><td>4</td>" in page
     assert "<td>8</td><td>12</td><td>3</td>" in page
     assert '<div class="cost-list__total"><dt>Total</dt><dd>5 Resources</dd></div>' in page
@@ -107,20 +108,26 @@ def test_build_emma_step_by_step(browser, owner):
 def test_the_member_page_shows_costs_and_reasons_from_the_engine(browser, owner):
     built = services.import_force(owner=owner, document=legal_force())
     member = built.members.get(name="Emma")
-    page = html(browser.get(reverse("roster:member", args=[built.pk, member.pk])))
+    page = html(browser.get(reverse("roster:member", args=[built.pk, member.pk]) + ALL))
     # Purchases (R6): +1 CA costs 2 x CA 4; the +2 HP line was a free advancement.
     plus_ca = page[page.index('<th scope="row">+1 CA</th>') :][:400]
     assert 'data-label="Cost">8' in plus_ca
     plus_hp = page[page.index('<th scope="row">+2 HP</th>') :][:400]
-    assert "already taken; at creation a statistic line is taken once." in plus_hp
+    assert "Already taken: at creation each statistic line is taken once (R6)." in plus_hp
     # Equipment (R7): a Medical Kit costs 1.5 x FR 3 = 4; Emma carries one already.
-    kit = page[page.index('<th scope="row">Medical Kit') :][:800]
+    kit = page[page.index('<th scope="row">Medical Kit') :][:1200]
     assert 'data-label="Cost">4<' in kit
-    assert "one more piece" in kit
+    # Every other item (and all armour) is refused for the same reason: said once for
+    # each group, not on every row.
+    assert '<span class="reason reason--shared">Not available</span>' in kit
+    taken = "The one extra piece (backup weapon, armour or item) is taken."
+    assert page.count(taken) == 2
+    assert f'<p class="reason group-reason">Items: {taken}</p>' in page
+    assert f'<p class="reason group-reason">Armour and shields: {taken}</p>' in page
     # Spells (R9): another school's spell takes 2 slots.
-    bolt = page[page.index('<th scope="row">Seraphic Bolt</th>') :][:600]
+    bolt = page[page.index('<th scope="row">Seraphic Bolt</th>') :][:1500]
     assert 'data-label="Slots">2<' in bolt
-    assert "Dragon Slayer needs the Dragon Slayer skill." in page
+    assert "Needs the Dragon Slayer skill." in page
     # Spell Focus is owned, so it can be switched on.
     assert "Turn Spell Focus on" in page
 
@@ -134,9 +141,10 @@ def test_a_ra_0_student_is_told_why_a_pistol_is_unavailable(browser, owner):
     )
     built = services.import_force(owner=owner, document=legal_force())
     member = services.add_member(force=built, actor=None, data=zero)
-    page = html(browser.get(reverse("roster:member", args=[built.pk, member.pk])))
-    pistol = page[page.index('<th scope="row">Light Pistol') :][:800]
-    assert "Light Pistol needs RA 1 or more." in pistol
+    page = html(browser.get(reverse("roster:member", args=[built.pk, member.pk]) + ALL))
+    pistol = page[page.index('<th scope="row">Light Pistol') :][:1200]
+    assert '<span class="reason reason--shared">Not available</span>' in pistol
+    assert '<p class="reason group-reason">Ranged weapons: Needs RA 1 or more.</p>' in page
 
 
 def test_htmx_edit_answers_with_its_step_and_the_card_status_and_notice_out_of_band(
@@ -150,7 +158,7 @@ def test_htmx_edit_answers_with_its_step_and_the_card_status_and_notice_out_of_b
     assert "<html" not in page
     # The step that changed replaces itself (the builder's hx-target is "closest .step").
     assert page.lstrip().startswith('<section id="step-purchases"')
-    assert "4. Buy advancements" in page
+    assert '<span class="step__number">4.</span> Buy advancements' in page
     assert 'id="step-equipment"' not in page  # other steps refresh when next in view
     # Out of band: the card, the badge and Resources bar, the notice for screen readers.
     assert 'id="builder-summary" class="builder__summary"' in page
@@ -200,7 +208,8 @@ def test_each_step_can_be_fetched_on_its_own(browser, owner, step):
     plain = browser.get(url)
     assert plain.status_code == 302
     assert (
-        plain["Location"] == reverse("roster:member", args=[built.pk, member.pk]) + f"#step-{step}"
+        plain["Location"]
+        == reverse("roster:member", args=[built.pk, member.pk]) + f"?step={step}#step-{step}"
     )
 
 
@@ -233,7 +242,7 @@ def test_a_plain_post_redirects_back_to_its_step(browser, owner):
     response = edit(browser, member, "equipment-add", {"add": "tool-kit"})
     assert response.status_code == 302
     assert response["Location"] == (
-        reverse("roster:member", args=[built.pk, member.pk]) + "#step-equipment"
+        reverse("roster:member", args=[built.pk, member.pk]) + "?step=equipment#step-equipment"
     )
     page = html(browser.get(response["Location"]))
     assert "Added Tool Kit." in page  # the message after the redirect
@@ -284,7 +293,7 @@ def test_base_statistics_that_are_not_3_2_2_1_are_saved_with_the_engines_error(b
     member = built.members.get(name="Emma")
     data = {"name": "Emma", "role": "student", "ME": 3, "RA": 3, "CA": 3, "DF": 3}
     edit(browser, member, "basics", data)
-    page = html(browser.get(reverse("roster:member", args=[built.pk, member.pk])))
+    page = html(browser.get(reverse("roster:member", args=[built.pk, member.pk]) + ALL))
     assert "ME, RA, CA and DF take 3, 2, 2 and 1 in some order; this has" in page
 
 
@@ -337,14 +346,14 @@ def roll(client, member: Member, data: dict | None = None, **extra):
 
 
 def test_a_roll_on_the_server_shows_the_die_and_is_stored(browser, rolling, owner, dice):
-    page_url = reverse("roster:member", args=[rolling.force_id, rolling.pk])
+    page_url = reverse("roster:member", args=[rolling.force_id, rolling.pk]) + ALL
     before = html(browser.get(page_url))
     assert "Roll on the Movement table" in before
     assert "Pick instead (-2 FR)" in before
 
     dice(3)
     response = roll(browser, rolling)
-    assert response["Location"] == page_url + "#step-free"
+    assert response["Location"] == page_url.replace(ALL, "?step=free#step-free")
     stored = SkillRoll.objects.get()
     assert (stored.table, stored.dice, stored.skill, stored.rolled_by) == (
         "movement",
@@ -370,7 +379,7 @@ def test_a_roll_on_the_server_shows_the_die_and_is_stored(browser, rolling, owne
 
 
 def test_a_natural_12_lets_the_player_choose_a_table(browser, rolling, dice):
-    page_url = reverse("roster:member", args=[rolling.force_id, rolling.pk])
+    page_url = reverse("roster:member", args=[rolling.force_id, rolling.pk]) + ALL
     dice(12)
     response = roll(browser, rolling)
     assert response.status_code == 302
@@ -405,7 +414,7 @@ def test_a_roll_for_an_owned_skill_allows_a_free_pick(browser, rolling, dice):
     edit(browser, rolling, "purchase-add", {"add": "skill:movement/catfall"})
     dice(1)
     roll(browser, rolling)
-    page = html(browser.get(reverse("roster:member", args=[rolling.force_id, rolling.pk])))
+    page = html(browser.get(reverse("roster:member", args=[rolling.force_id, rolling.pk]) + ALL))
     assert "pick any of these, free" in page
     assert 'value="movement/wall-run"' in page
     free_pick = reverse("roster:free_pick", args=[rolling.force_id, rolling.pk])
@@ -448,16 +457,16 @@ def test_the_roll_history_shows_who_when_table_dice_and_outcome(browser, rolling
     page = html(browser.get(reverse("roster:detail", args=[rolling.force_id])))
     history = page[page.index("Roll history (1)") :]
     assert "by you" in history
-    assert "<td>Movement</td>" in history
-    assert '<td class="num">11, 2</td>' in history
-    assert "<td>Quick Mantle</td>" in history
+    assert '<td data-label="Table">Movement</td>' in history
+    assert '<td class="num" data-label="Dice">11, 2</td>' in history
+    assert '<td class="wide" data-label="Result">Quick Mantle</td>' in history
     assert "<time datetime=" in history
 
 
 def test_free_advancement_lines_show_why_one_is_unavailable(browser, owner):
     built = services.import_force(owner=owner, document=legal_force())
     member = built.members.get(name="Emma")
-    page = html(browser.get(reverse("roster:member", args=[built.pk, member.pk])))
+    page = html(browser.get(reverse("roster:member", args=[built.pk, member.pk]) + ALL))
     assert "Free advancements come from two different lines; line 4 is taken twice." in page
     edit(browser, member, "free-clear", {"slot": "1"})
     member.refresh_from_db()
@@ -489,3 +498,16 @@ def test_taking_an_or_line_says_which_option_was_taken(browser, owner):
         browser, member, "free", {"slot": "0", "option": "2:HP"}, HTTP_HX_REQUEST="true"
     )
     assert "Took +1 HP." in response.content.decode()
+
+
+def test_the_pick_says_what_it_costs_after_re_rolls_r5a(browser, rolling, dice):
+    page_url = reverse("roster:member", args=[rolling.force_id, rolling.pk]) + "?step=free"
+    dice(3, 9)
+    roll(browser, rolling)
+    assert "already paid for re-rolls" not in html(browser.get(page_url))
+    roll(browser, rolling)  # a re-roll: 1 FR
+    page = html(browser.get(page_url))
+    assert (
+        "The 1 FR already paid for re-rolls stay paid: with the pick this advancement "
+        "costs 3 FR in all (R5a)."
+    ) in page

@@ -1,0 +1,350 @@
+"""Pages a player enjoys at a desk and on a phone (issue #11): no jumps after a change,
+no sideways scrolling at 390 px, no stale pages on Back, refusals in place under DEBUG.
+
+Each check runs in the desktop (1280x800) and phone (390x844) views, light and dark.
+Nothing here waits on a timer: every wait is on a state of the page.
+"""
+
+import re
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+from django.test import override_settings
+from django.urls import reverse
+from playwright.sync_api import Page, expect
+
+from campaign.models import Campaign
+from roster.models import Force
+from tests.browser.conftest import VIEWS, assert_accessible, horizontal_overflow, signed_in_page
+
+ALL_VIEWS = list(VIEWS)
+PHONES = ["phone-light", "phone-dark"]
+
+
+@pytest.fixture
+def demo(live_server):
+    """The demo player's world (`manage.py seed_demo`): a legal force and a campaign with
+    three confirmed battles against `rival`."""
+    with override_settings(DEBUG=True):
+        call_command("seed_demo", verbosity=0)
+    user = get_user_model().objects.get(username="demo")
+    force = Force.objects.filter(owner=user, campaign_entry__isnull=True).get()
+    return user, force, Campaign.objects.get(name="Spring Term League")
+
+
+@pytest.fixture
+def pages(browser, live_server):
+    opened: list[Page] = []
+
+    def open_as(user, view: str) -> Page:
+        page = signed_in_page(browser, live_server, user, view)
+        opened.append(page)
+        return page
+
+    yield open_as
+    for page in opened:
+        page.context.close()
+
+
+def member_url(live_server, force: Force, name: str, step: str) -> str:
+    member = force.members.get(name=name)
+    return live_server.url + reverse("roster:member", args=[force.pk, member.pk]) + f"?step={step}"
+
+
+@pytest.mark.parametrize("view", ALL_VIEWS)
+def test_adding_equipment_keeps_the_player_where_they_are(live_server, demo, pages, view):
+    user, force, _ = demo
+    page = pages(user, view)
+    page.goto(member_url(live_server, force, "Kenji", "equipment"))
+    row = page.locator('[data-anchor="option-light-shield"]')
+    add = row.get_by_role("button", name="Add Light Shield")
+    # The row in the middle of the screen, as a player scrolling down the list has it.
+    row.evaluate("r => window.scrollBy(0, r.getBoundingClientRect().top - innerHeight / 2)")
+    before = row.evaluate("r => r.getBoundingClientRect().top")
+    scrolled = page.evaluate("() => scrollY")
+    assert scrolled > 0  # the test means something: the page was scrolled
+    add.click()
+    expect(page.locator("#builder-notice")).to_have_text("Added Light Shield.")
+    after = row.evaluate("r => r.getBoundingClientRect().top")
+    assert abs(after - before) <= 4, (before, after)
+    # Focus stays in the step the player used (the button, or the step's heading when
+    # the piece can no longer be added).
+    focused_step = page.evaluate("() => document.activeElement.closest('.step')?.id")
+    assert focused_step == "step-equipment"
+    carried = page.locator("#step-equipment").get_by_role("list").first
+    expect(carried).to_contain_text("Light Shield")
+    assert_accessible(page)
+
+
+@pytest.mark.parametrize("view", PHONES)
+def test_the_phone_builder_has_a_sticky_summary_and_steps_to_jump_between(
+    live_server, demo, pages, view
+):
+    user, force, _ = demo
+    page = pages(user, view)
+    page.goto(member_url(live_server, force, "Emma", "basics"))
+    bar = page.locator("#builder-bar")
+    expect(bar).to_contain_text("Legal")
+    expect(bar).to_contain_text("Cost 5")
+    expect(bar).to_contain_text("CA 4")
+    # Jump to the equipment step from the step links: it opens, the others close.
+    bar.get_by_role("navigation", name="Steps").get_by_role("link", name="Equipment").click()
+    expect(page.locator("#step-equipment-body")).to_be_visible()
+    expect(page.locator(".step__body")).to_have_count(1)
+    add = page.get_by_role("button", name="Add Light Shield")
+    add.scroll_into_view_if_needed()
+    add.click()
+    # The notice and the new cost are in sight without scrolling: the summary is sticky.
+    expect(page.locator("#builder-notice")).to_have_text("Added Light Shield.")
+    expect(bar).to_be_in_viewport()
+    expect(bar).not_to_contain_text("Cost 5")
+    assert horizontal_overflow(page) == {}
+    # Closing the open step leaves six headings: the builder's height with every step shut.
+    page.locator("#step-equipment .step__toggle").click()
+    expect(page.locator(".step__body")).to_have_count(0)
+    height = page.evaluate("() => document.getElementById('member-builder').offsetHeight")
+    print(f"\n[measure] {view}: builder height with every step closed: {height} px")
+    assert_accessible(page)
+
+
+@pytest.mark.parametrize("view", PHONES)
+def test_no_page_scrolls_sideways_on_a_phone(live_server, demo, pages, view):
+    user, force, campaign = demo
+    page = pages(user, view)
+    urls = {
+        "builder, every step": member_url(live_server, force, "Emma", "all"),
+        "force page": live_server.url + reverse("roster:detail", args=[force.pk]),
+        "battle form": live_server.url + reverse("campaign:record_battle", args=[campaign.pk]),
+        "standings": live_server.url + reverse("campaign:dashboard", args=[campaign.pk]),
+        "rules tables": live_server.url + reverse("rules:index"),
+        "my forces": live_server.url + reverse("roster:list"),
+    }
+    wide = {}
+    for what, url in urls.items():
+        page.goto(url)
+        expect(page.locator("main h1").first).to_be_visible()
+        if overflow := horizontal_overflow(page):
+            wide[what] = overflow
+    page.goto(urls["standings"])
+    assert wide == {}
+
+
+@pytest.mark.parametrize("view", ["desktop-light", "phone-dark"])
+def test_back_shows_the_page_as_it_now_is(live_server, demo, pages, view):
+    user, force, _ = demo
+    page = pages(user, view)
+    force_url = live_server.url + reverse("roster:detail", args=[force.pk])
+    response = page.goto(force_url)
+    assert "no-store" in response.headers["cache-control"]
+    page.get_by_role("link", name="Mio", exact=True).first.click()
+    expect(page.get_by_role("heading", name="Mio", level=1)).to_be_visible()
+    expect(page.locator("#step-basics-body")).to_be_visible()  # opens at the first step
+    page.get_by_label("Name:", exact=True).fill("Mio Tanabe")
+    page.get_by_role("button", name="Save statistics").click()
+    # The heading, the breadcrumb and the title follow the new name at once.
+    expect(page.get_by_role("heading", name="Mio Tanabe", level=1)).to_be_visible()
+    crumbs = page.get_by_role("navigation", name="Breadcrumb")
+    expect(crumbs).to_contain_text("Mio Tanabe")
+    expect(page).to_have_title("Mio Tanabe · Literature Club Irregulars · DBD Force Builder")
+    page.go_back()
+    expect(page).to_have_url(force_url)
+    expect(page.get_by_role("heading", name="Mio Tanabe", level=3)).to_be_visible()
+    page.go_forward()
+    expect(page.get_by_role("heading", name="Mio Tanabe", level=1)).to_be_visible()
+
+
+@pytest.mark.parametrize("view", ["desktop-dark", "phone-light"])
+def test_a_duplicate_name_is_flagged_at_the_field(live_server, demo, pages, view):
+    user, force, _ = demo
+    page = pages(user, view)
+    page.goto(member_url(live_server, force, "Mio", "basics"))
+    page.get_by_label("Name:", exact=True).fill("Kenji")
+    page.get_by_role("button", name="Save statistics").click()
+    expect(page.locator("#builder-notice")).to_have_text(
+        "Saved, but another member is already called Kenji."
+    )
+    name = page.get_by_label("Name:", exact=True)
+    expect(name).to_have_attribute("aria-invalid", "true")
+    expect(name).to_have_accessible_description(
+        "Another member of Literature Club Irregulars is already called Kenji; "
+        "names must differ (R10)."
+    )
+    assert_accessible(page)
+
+
+@pytest.mark.parametrize("view", ["desktop-light", "phone-dark"])
+def test_a_refused_change_shows_in_place_under_debug(live_server, demo, pages, view, settings):
+    settings.DEBUG = True  # `make run`: the live server's thread reads settings per request
+    user, force, _ = demo
+    page = pages(user, view)
+    page.goto(member_url(live_server, force, "Emma", "basics"))
+    page.get_by_label("Name:", exact=True).fill("")
+    page.get_by_role("button", name="Save statistics").click()
+    step = page.locator("#step-basics")
+    expect(step.get_by_text("Every member needs a name.")).to_be_visible()
+    expect(step.get_by_label("Name:", exact=True)).to_have_attribute("aria-invalid", "true")
+    # The rest of the page is still there: the header, the summary, the other steps.
+    expect(page.get_by_role("navigation", name="Main")).to_be_visible()
+    expect(page.get_by_role("heading", name="Emma", level=1)).to_be_visible()
+    expect(page.locator(".step")).to_have_count(6)
+    assert_accessible(page)
+
+
+WORDS_BROKEN = """() => {
+  const broken = [];
+  for (const th of document.querySelectorAll("thead th")) {
+    if (!th.offsetParent) continue;  // hidden (a stacked table's headings)
+    const text = th.firstChild;
+    if (!text || text.nodeType !== Node.TEXT_NODE) continue;
+    const re = /\\S+/g;
+    let m;
+    while ((m = re.exec(text.data))) {
+      const range = document.createRange();
+      range.setStart(text, m.index);
+      range.setEnd(text, m.index + m[0].length);
+      if (range.getClientRects().length > 1) broken.push(m[0]);
+    }
+  }
+  return broken;
+}"""
+
+MISSING_BOTTOM_BORDERS = """() => [...document.querySelectorAll("table")]
+  .filter(t => t.offsetParent && !t.closest(".stat-wrap"))
+  .map(t => t.querySelector("tbody tr:last-child"))
+  .filter(row => row && [...row.children].some(
+    c => parseFloat(getComputedStyle(c).borderBottomWidth) === 0))
+  .map(row => row.closest("table").querySelector("caption")?.textContent.trim() || "a table")"""
+
+
+@pytest.mark.parametrize("view", ["desktop-light", "phone-dark"])
+def test_the_print_sheet_has_whole_borders_whole_words_and_spell_outcomes(
+    live_server, demo, pages, view
+):
+    user, force, _ = demo
+    page = pages(user, view)
+    page.goto(live_server.url + reverse("roster:print", args=[force.pk]))
+    assert page.evaluate(WORDS_BROKEN) == []  # on screen: "DF (melee)", never "DF mele e"
+    page.emulate_media(media="print")
+    assert page.evaluate(WORDS_BROKEN) == []
+    assert page.evaluate(MISSING_BOTTOM_BORDERS) == []
+    emma = page.get_by_role("article", name="Emma")
+    outcomes = emma.get_by_role("table", name="Outcomes of Healing Spring")
+    expect(outcomes).to_be_visible()
+    expect(outcomes.get_by_role("row")).not_to_have_count(1)  # more than the heading row
+    page.emulate_media(media="screen")
+    assert_accessible(page)
+
+
+@pytest.mark.parametrize("view", ["desktop-dark", "phone-light"])
+def test_share_and_invite_links_have_copy_buttons(live_server, demo, pages, view):
+    user, force, campaign = demo
+    page = pages(user, view)
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page.goto(live_server.url + reverse("roster:detail", args=[force.pk]))
+    page.get_by_role("button", name="Make a link").click()
+    link = page.get_by_role("textbox", name="Read-only link")
+    page.get_by_role("button", name="Copy link").click()
+    expect(page.locator("#share .copy-status")).to_have_text("Copied to the clipboard.")
+    assert page.evaluate("() => navigator.clipboard.readText()") == link.input_value()
+    assert_accessible(page)
+
+    page.goto(live_server.url + reverse("campaign:dashboard", args=[campaign.pk]))
+    page.get_by_role("button", name="Copy invitation link").click()
+    expect(page.locator("#invite .copy-status")).to_have_text("Copied to the clipboard.")
+    invite = page.get_by_label("Invitation link").input_value()
+    assert page.evaluate("() => navigator.clipboard.readText()") == invite
+    # The standings say how ties are broken.
+    expect(page.get_by_role("region", name="Standings table")).to_have_accessible_description(
+        "Ties: forces level on points are placed by more wins first; "
+        "if those are level too, by name from A to Z."
+    )
+    assert_accessible(page)
+
+
+ROWS_WITHOUT_EFFECT = """(step) => [
+  ...document.querySelectorAll(`#step-${step} table.options tbody tr`)]
+  .filter(row => !row.querySelector(".option__effect")?.textContent.trim())
+  .map(row => row.querySelector("th").textContent.trim())"""
+
+
+@pytest.mark.parametrize("view", ALL_VIEWS)
+def test_every_choice_says_what_it_does(live_server, demo, pages, view):
+    user, force, _ = demo
+    page = pages(user, view)
+    page.goto(member_url(live_server, force, "Emma", "purchases"))
+    skills = page.locator("#step-purchases details.option-group").nth(1)
+    skills.locator("summary").click()
+    # Skills to buy: every skill row says what it does (statistic lines need no words).
+    rows = page.evaluate(ROWS_WITHOUT_EFFECT, "purchases")
+    assert [r for r in rows if not r.startswith(("+", "-"))] == []
+    assert_accessible(page)
+    page.get_by_role("navigation", name="Steps").get_by_role("link", name="Equipment").click()
+    expect(page.locator("#step-equipment-body")).to_be_visible()
+    assert page.evaluate(ROWS_WITHOUT_EFFECT, "equipment") == []
+    page.get_by_role("navigation", name="Steps").get_by_role("link", name="Spells").click()
+    expect(page.locator("#step-spells-body")).to_be_visible()
+    assert page.evaluate(ROWS_WITHOUT_EFFECT, "spells") == []
+    # Spells show their outcome tiers where they are learnt.
+    outcomes = page.get_by_role("list", name="Outcomes of Reviving Breath")
+    expect(outcomes.get_by_role("listitem")).not_to_have_count(0)
+    assert_accessible(page)
+    # The free advancements' "pick instead" list: each skill with its effect.
+    page.get_by_role("navigation", name="Steps").get_by_role(
+        "link", name="Free advancements"
+    ).click()
+    step = page.locator("#step-free-body")
+    step.get_by_text("Change the picked skill").first.click()
+    choices = step.locator(".pick[open] .radio")
+    expect(choices.first).to_be_visible()
+    bare = choices.evaluate_all(
+        "rows => rows.filter(r => !r.querySelector('.option__effect')?.textContent.trim())"
+    )
+    assert bare == []
+    expect(
+        step.get_by_role("radio", name="Spell Focus", exact=True)
+    ).to_have_accessible_description(re.compile(r"\w"))
+
+
+@pytest.mark.parametrize("view", ALL_VIEWS)
+def test_recording_a_battle_takes_few_actions_and_checks_itself(live_server, demo, pages, view):
+    """Two forces of 4 or more: both start ticked (the campaign has two), everyone took
+    part, today's date; counts have steppers; the R14b hint follows the form."""
+    user, _force, campaign = demo
+    page = pages(user, view)
+    page.goto(live_server.url + reverse("campaign:record_battle", args=[campaign.pk]))
+    red = page.get_by_role("region", name="Members of Literature Club Irregulars")
+    blue = page.locator(".camp-side").nth(1)
+    expect(red).to_be_visible()
+    expect(blue).to_be_visible()
+    assert horizontal_overflow(page) == {}
+    took_part = page.locator('.camp-results input[name$="-took_part"]')
+    expect(took_part.first).to_be_checked()
+    assert all(took_part.evaluate_all("boxes => boxes.map(b => b.checked)"))
+    check = page.locator("#battle-check")
+    expect(check).to_have_text("The results add up (R14b).")
+
+    actions = 0
+    page.get_by_label("Scenario").fill("Capture the Flag")
+    actions += 1
+    page.get_by_role("radio", name="Literature Club Irregulars won").check()
+    actions += 1
+    # Emma takes an enemy out: more than the other side has Out of Action yet.
+    red.get_by_role("button", name="One more: Enemies Emma took Out of Action").click()
+    actions += 1
+    expect(check).to_contain_text(
+        "Literature Club Irregulars's members took 1 enemies Out of Action, "
+        "but only 0 of the other forces' members are marked Out of Action."
+    )
+    blue.locator('input[name$="-out_of_action"]').first.check()
+    actions += 1
+    expect(check).to_have_text("The results add up (R14b).")
+    red.get_by_role("button", name="One more: Objectives Kenji achieved").click()
+    actions += 1
+    blue.locator('input[name$="-took_part"]').last.uncheck()  # sat this one out
+    actions += 1
+    assert_accessible(page)
+    page.get_by_role("button", name="Record the battle").click()
+    actions += 1
+    expect(page.get_by_text("Battle recorded.")).to_be_visible()
+    print(f"\n[measure] {view}: actions to record a two-force battle: {actions}")
