@@ -58,8 +58,6 @@ INTEGER_FIELDS = {
     "distance",
     "count",
     "hp",
-    "recipient",
-    "amount",
 }
 
 
