@@ -159,7 +159,12 @@ def not_found_is_404(view: Callable[..., HttpResponse]) -> Callable[..., HttpRes
 @require_GET
 def battle_list(request: HttpRequest) -> HttpResponse:
     battles = selectors.battles_for(user=request.user).prefetch_related("sides")[:50]
-    return render(request, "play/list.html", {"battles": battles})
+    force_id = request.GET.get("force", "")
+    return render(
+        request,
+        "play/list.html",
+        {"battles": battles, "force_id": force_id if force_id.isdigit() else ""},
+    )
 
 
 @login_required

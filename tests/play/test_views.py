@@ -151,3 +151,10 @@ def test_spell_odds_before_casting(campaign_battle, alice):
     # Difficulty 8: each die 5/12; none (7/12)^4 = 2401/20736.
     assert "4 dice at Difficulty 8" in odds
     assert "<strong>11.6%</strong> No effect" in odds
+
+
+def test_the_opponent_finds_the_battle_in_their_list(one_off, bob, eve):
+    listed = client_for(bob).get("/play/").content.decode()
+    assert f'href="/play/{one_off.pk}/"' in listed
+    assert "Practice" in listed
+    assert "Practice" not in client_for(eve).get("/play/").content.decode()
