@@ -279,12 +279,13 @@ def act(request: HttpRequest, battle_id: int) -> HttpResponse:
 @require_POST
 @not_found_is_404
 def odds(request: HttpRequest, battle_id: int) -> HttpResponse:
-    """The attack form again with the odds of what is ticked (before anything is rolled)."""
+    """The attack form again with the odds of what is ticked (before anything is rolled);
+    without JavaScript, the whole screen with them ("Show the odds")."""
     battle = selectors.get_battle(user=request.user, battle_id=battle_id)
     context = _screen_context(
         request, battle, may_act=selectors.may_act(battle=battle, user=request.user)
     )
-    return render(request, "play/battle.html#attack", context)
+    return render_page(request, "play/battle.html", context, partial="attack")
 
 
 @login_required

@@ -158,3 +158,26 @@ def test_the_opponent_finds_the_battle_in_their_list(one_off, bob, eve):
     assert f'href="/play/{one_off.pk}/"' in listed
     assert "Practice" in listed
     assert "Practice" not in client_for(eve).get("/play/").content.decode()
+
+
+def test_odds_without_javascript_come_back_on_the_whole_screen(campaign_battle, alice):
+    battle = campaign_battle
+    f = ids(battle)
+    page = (
+        client_for(alice)
+        .post(
+            f"/play/{battle.pk}/odds/",
+            {
+                "type": "attack",
+                "figure": f["0:Ann"],
+                "target": f["1:Ben"],
+                "kind": "ranged",
+                "weapon": "light-pistol",
+                "situation_movement": "none",
+                "was": f"{f['0:Ann']}-ranged",
+            },
+        )
+        .content.decode()
+    )
+    assert "<html" in page
+    assert "needs 5+" in page
