@@ -155,7 +155,12 @@ def battle_view(*, battle: Battle, log_limit: int | None = None) -> BattleView:
     figures = list(
         BattleFigure.objects.filter(side__battle=battle).order_by("side_id", "position")
     )
-    lines = battle.actions.select_related("actor").order_by("-seq")
+    # The log in words: not the state each line keeps for undo (the bulk of a row).
+    lines = (
+        battle.actions.select_related("actor")
+        .defer("state_before", "detail", "events")
+        .order_by("-seq")
+    )
     log = list(lines[:log_limit] if log_limit is not None else lines)
     state = battle.state
     views = []

@@ -135,12 +135,17 @@ def _start_from_post(request: HttpRequest, campaign: Any, entries: list[Campaign
 
 
 def _screen_context(
-    request: HttpRequest, battle: Battle, *, may_act: bool, watching: bool = False
+    request: HttpRequest,
+    battle: Battle,
+    *,
+    may_act: bool,
+    watching: bool = False,
+    forms: bool = True,
 ) -> dict[str, Any]:
+    """What the screen shows; `forms=False` for the state panel alone (a poll, or the
+    answer to an action), which needs no form choices and no odds."""
     view = selectors.battle_view(battle=battle, log_limit=SCREEN_LOG_LINES)
-    catalogue = get_catalogue()
-    figures = view.figures
-    return {
+    context: dict[str, Any] = {
         "battle": battle,
         "view": view,
         "may_act": may_act and battle.status == Battle.Status.PLAYING,
@@ -150,23 +155,27 @@ def _screen_context(
             if watching
             else reverse("play:state", args=[battle.pk])
         ),
-        "spectator_url": request.build_absolute_uri(
-            reverse("play:watch", args=[battle.spectator_token])
-        ),
-        "spell_options": presenters.spell_options(figures, catalogue),
-        "markers": list(table.MARKERS.items()),
-        "spell_odds": presenters.spell_odds(
-            battle,
-            None,
-            next((o[0][0] for _, o in presenters.spell_options(figures, catalogue) if o), None),
-        ),
-        "items": table.ONE_USE_ITEMS,
-        "attack": presenters.attack_form(
-            view,
-            catalogue,
-            request.POST if request.method == "POST" else {},
-        ),
     }
+    if not forms:
+        return context
+    catalogue = get_catalogue()
+    spell_options = presenters.spell_options(view.figures, catalogue)
+    first_spell = next((options[0][0] for _, options in spell_options if options), None)
+    context.update(
+        {
+            "spectator_url": request.build_absolute_uri(
+                reverse("play:watch", args=[battle.spectator_token])
+            ),
+            "spell_options": spell_options,
+            "spell_odds": presenters.spell_odds(battle, None, first_spell),
+            "markers": list(table.MARKERS.items()),
+            "items": table.ONE_USE_ITEMS,
+            "attack": presenters.attack_form(
+                view, catalogue, request.POST if request.method == "POST" else {}
+            ),
+        }
+    )
+    return context
 
 
 def _screen(request: HttpRequest, battle: Battle, **kw: Any) -> HttpResponse:
@@ -204,7 +213,7 @@ def _state(
         battle = read()
         etag = api.etag_of(battle.version)
         may_act = not watching and selectors.may_act(battle=battle, user=request.user)
-        context = _screen_context(request, battle, may_act=may_act, watching=watching)
+        context = _screen_context(request, battle, may_act=may_act, watching=watching, forms=False)
         response = render(request, "play/battle.html#state", context)
     response["ETag"] = etag
     patch_cache_control(response, private=True, no_cache=True)
@@ -251,11 +260,11 @@ def _after(
             messages.success(request, said)
         return redirect("play:battle", battle_id=battle.pk)
     fresh = Battle.objects.select_related("campaign").get(pk=battle.pk)
-    context = _screen_context(
-        request, fresh, may_act=selectors.may_act(battle=fresh, user=request.user)
-    )
+    may_act = selectors.may_act(battle=fresh, user=request.user)
+    context = _screen_context(request, fresh, may_act=may_act, forms=False)
     context.update({"said": said, "errors": errors or []})
     response = render(request, "play/battle.html#answer", context, status=status)
+    response["ETag"] = api.etag_of(fresh.version)  # what the page's next poll sends back
     patch_vary_headers(response, ("HX-Request",))
     return response
 
