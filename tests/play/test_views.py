@@ -4,6 +4,7 @@ shown before rolling, undo, end, the spectator link."""
 import pytest
 from django.test import Client
 
+from play import services
 from play.models import Battle
 from tests.play.conftest import ids, play_force
 
@@ -181,3 +182,25 @@ def test_odds_without_javascript_come_back_on_the_whole_screen(campaign_battle, 
     )
     assert "<html" in page
     assert "needs 5+" in page
+
+
+def test_the_friendship_offer_follows_a_damaging_hit(campaign_battle, alice, bob):
+    battle = campaign_battle
+    f = ids(battle)
+    page = client_for(bob)
+    assert 'id="transfer"' not in page.get(f"/play/{battle.pk}/state/", **HTMX).content.decode()
+    services.attack(
+        battle=battle,
+        by=alice,
+        declaration=services.AttackDeclaration(f["0:Ann"], f["1:Ben"], "ranged", "light-pistol"),
+        dice=[12],
+    )
+    offer = page.get(f"/play/{battle.pk}/state/", **HTMX).content.decode()
+    assert "Friendship: Ben took 6 damage" in offer
+    response = page.post(
+        f"/play/{battle.pk}/act/",
+        {"type": "transfer", "recipient": [str(f["1:Cat"]), ""], "amount": ["4", ""]},
+        **HTMX,
+    )
+    assert "Friendship: Ben transfers 4 to Cat." in response.content.decode()
+    assert 'id="transfer"' not in response.content.decode()  # offered once
