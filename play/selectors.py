@@ -168,7 +168,12 @@ def _transfer_offer(battle: Battle, figures: dict[str, FigureView]) -> TransferO
         .order_by("-seq")
         .first()
     )
-    if last is None or last.kind != "attack" or len(last.detail.get("results", [])) != 1:
+    if (
+        last is None
+        or last.kind != "attack"
+        or len(last.detail.get("results", [])) != 1
+        or last.detail.get("check")
+    ):
         return None
     damage = last.detail.get("damage", 0)
     target = figures.get(str(last.detail.get("target")))
