@@ -46,6 +46,7 @@ TRUE_POWER_OF_FRIENDSHIP = "support/the-true-power-of-friendship"
 EXPLOIT_WEAKNESS = "melee/exploit-weakness"
 SUBDUAL_CHECK, EXPLOIT_WEAKNESS_CHECK = "subdual", "exploit-weakness"
 SUBDUAL_WEAPON = "subdual-weapon"
+HAND_WEAPON = "hand-weapon"
 HEAVY_MACHINE_GUN = "heavy-machine-gun"
 SNIPER_RIFLE = "sniper-rifle"
 TRADITIONAL_RANGED_WEAPON = "traditional-ranged-weapon"
@@ -451,6 +452,8 @@ def plan_attack(
                     "Subdual: on a hit the target rolls 1d12 under its remaining HP "
                     "or falls Unconscious (a second die)."
                 )
+        if slug == HAND_WEAPON:
+            notes.append("A Hand Weapon may leave the target where it is (no push).")
         if check_die is None and attacker.has(EXPLOIT_WEAKNESS):
             check_die = EXPLOIT_WEAKNESS_CHECK
             notes.append(

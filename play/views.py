@@ -150,6 +150,7 @@ def _screen_context(
         "view": view,
         "may_act": may_act and battle.status == Battle.Status.PLAYING,
         "watching": watching,
+        "screen_log_lines": SCREEN_LOG_LINES,
         "state_url": (
             reverse("play:watch_state", args=[battle.spectator_token])
             if watching
