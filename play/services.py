@@ -900,7 +900,8 @@ def change_figure(
 def end_activation(
     *, battle: Battle, by: AbstractBaseUser, figure: int, if_match: int | None = None
 ) -> BattleAction:
-    """The figure has activated this turn; Clock Up and Inspire markers lapse."""
+    """The figure has activated this turn; the markers that last until its next activation
+    (or for it) lapse: Clock Up, Inspire, Fortify, Extreme Speed."""
 
     def do(t: ActionFrame) -> Outcome:
         fid, bf, _ = t.figure(figure, "/figure")
@@ -908,9 +909,11 @@ def end_activation(
         if state["activated"]:
             raise Invalid("invalid", f"{bf.name} has activated this turn.", pointer="/figure")
         table.activate(t.state, fid)
-        for marker in ("clock-up",):
-            state["markers"].pop(marker, None)
-        return Outcome(f"{bf.name} has activated.", detail={"figure": fid})
+        lapsed = table.lapse_markers(t.state, fid)
+        words = f"{bf.name} has activated."
+        if lapsed:
+            words += " " + ", ".join(table.MARKERS[m] for m in lapsed) + " lapsed."
+        return Outcome(words, detail={"figure": fid})
 
     return _act(battle, by, "activate", do, if_match=if_match)
 

@@ -1347,6 +1347,19 @@ def activate(state: BattleState, fid: str) -> None:
     _figure(state, fid, "/figure")["activated"] = True
 
 
+# Markers that last until the figure's next activation, or for that activation only.
+LAPSE_ON_ACTIVATION = ("clock-up", "inspire", "fortify", "extreme-speed")
+
+
+def lapse_markers(state: BattleState, fid: str) -> list[str]:
+    """Remove the markers an activation uses up; returns the ones removed."""
+    markers = _figure(state, fid, "/figure")["markers"]
+    lapsed = [m for m in LAPSE_ON_ACTIVATION if m in markers]
+    for marker in lapsed:
+        del markers[marker]
+    return lapsed
+
+
 def next_turn(state: BattleState) -> None:
     """A new turn: nobody has activated yet, and initiative is rolled again (P1)."""
     state["turn"] += 1

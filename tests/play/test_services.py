@@ -507,3 +507,16 @@ def test_exploit_weakness_on_success_rating_zero(alice, bob):
     assert battle.state["figures"][str(f["1:Emma"])]["hp"] == 11
     services.attack(battle=battle, by=alice, declaration=declaration, dice=[7, 2])
     assert battle.state["figures"][str(f["1:Emma"])]["hp"] == 11  # 2 is over ME 1
+
+
+def test_activation_lapses_the_markers_that_last_until_it(campaign_battle, alice):
+    battle = campaign_battle
+    f = ids(battle)
+    services.change_figure(
+        battle=battle,
+        by=alice,
+        change=Change(figure=f["0:Ann"], markers={"fortify": 1, "inspire": 2, "wall": 1}),
+    )
+    action = services.end_activation(battle=battle, by=alice, figure=f["0:Ann"])
+    assert action.words == "Ann has activated. Inspire, Fortify lapsed."
+    assert battle.state["figures"][str(f["0:Ann"])]["markers"] == {"wall": 1}
