@@ -4,9 +4,10 @@
 #   make test         the whole suite: test-fast, then test-browser
 #   make test-fast    everything but the browser tests (pytest -m "not browser", parallel)
 #   make test-browser the browser tests in Debian's chromium (installed if missing)
-#   make lint         ruff check + ruff format --check
+#   make lint         ruff check + ruff format --check + mypy (strict, the pure modules)
 #   make format       ruff fix + ruff format
 #   make bench        the benchmarks on PostgreSQL, gunicorn and wrk (installed if missing)
+#   make two-servers  two gunicorns behind nginx on loopback: shared state and failover proven
 #   make clean        remove .venv, caches and build output (keeps var/, the database)
 
 SHELL := /bin/bash
@@ -35,10 +36,11 @@ APT_INSTALL := $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y
 # `make run` only: the development server runs with DEBUG on (and its built-in key).
 DEV_ENV := DEBUG=1
 
-.PHONY: help venv .venv run test test-fast test-browser chromium lint format bench clean
+.PHONY: help venv .venv run test test-fast test-browser chromium lint format bench two-servers \
+	clean
 
 help:
-	@sed -n '3,11s/^#//p' $(firstword $(MAKEFILE_LIST))
+	@sed -n '3,12s/^#//p' $(firstword $(MAKEFILE_LIST))
 
 venv .venv: $(STAMP)
 
@@ -87,7 +89,7 @@ $(CHROMIUM):
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/mypy --strict play/table.py
+	$(BIN)/mypy
 
 format: $(STAMP)
 	$(BIN)/ruff check --fix .
@@ -102,6 +104,11 @@ bench: $(STAMP) $(WRK)
 		$(BIN)/python -m pip install --quiet pyinstrument; \
 	fi
 	$(BIN)/python -m bench $(BENCH_ARGS)
+
+# Needs PostgreSQL on 127.0.0.1:5432 (user postgres, trust); installs nginx, wrk and
+# redis-server from Debian if missing. About a minute and a half; see scripts/two_servers.py.
+two-servers: $(STAMP)
+	$(BIN)/python scripts/two_servers.py $(TWO_SERVERS_ARGS)
 
 $(WRK):
 	$(SUDO) apt-get update

@@ -10,8 +10,8 @@ from django.core.exceptions import ValidationError
 from django.utils import timezone
 
 from campaign.progression import LABELS, MAX_SETTING, HouseRules
-
-MAX_PER_MEMBER = 99  # enemies taken Out of Action and objectives, as the services allow
+from campaign.services import MAX_ENEMIES as MAX_PER_MEMBER  # as the services allow
+from campaign.services import MAX_OBJECTIVES  # R14b
 
 
 class _Form(forms.Form):
@@ -228,14 +228,14 @@ class MemberResultForm(_Form):
     objectives = forms.IntegerField(
         label="Objectives",
         min_value=0,
-        max_value=MAX_PER_MEMBER,
+        max_value=MAX_OBJECTIVES,
         initial=0,
         required=False,
-        widget=forms.NumberInput(attrs={"min": 0, "max": MAX_PER_MEMBER, "inputmode": "numeric"}),
+        widget=forms.NumberInput(attrs={"min": 0, "max": MAX_OBJECTIVES, "inputmode": "numeric"}),
         error_messages={
             "invalid": "A whole number, 0 or more.",
             "min_value": "A whole number, 0 or more.",
-            "max_value": f"At most {MAX_PER_MEMBER}.",
+            "max_value": f"At most {MAX_OBJECTIVES}.",
         },
     )
 

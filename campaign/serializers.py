@@ -26,6 +26,7 @@ from campaign.models import (
     LedgerEntry,
 )
 from campaign.progression import HouseRules, InvalidHouseRules
+from dbd_site.serializers import StrictSerializer
 from roster.models import Member
 from roster.serializers import AdvancementSerializer, EvaluationSummarySerializer
 
@@ -77,7 +78,7 @@ def _number(name: str) -> serializers.IntegerField:
     )
 
 
-class HouseRulesSerializer(serializers.Serializer):
+class HouseRulesSerializer(StrictSerializer):
     """A campaign's settings (R14-R18); every one has the rulings' number as default."""
 
     starting_resources = _number("starting_resources")
@@ -184,7 +185,7 @@ class PlayerSerializer(serializers.ModelSerializer):
         return player.user_id == self.context["campaign"].organiser_id
 
 
-class CampaignLinksSerializer(serializers.Serializer):
+class CampaignLinksSerializer(StrictSerializer):
     forces = serializers.URLField()
     battles = serializers.URLField()
     standings = serializers.URLField()
@@ -246,7 +247,7 @@ class CampaignDetailSerializer(CampaignSerializer):
         }
 
 
-class JoinSerializer(serializers.Serializer):
+class JoinSerializer(StrictSerializer):
     token = StrictCharField(max_length=64, help_text="The invitation link's token.")
 
 
@@ -357,7 +358,7 @@ class CampaignForceSerializer(serializers.ModelSerializer):
         return _url("campaign-api-ledger", self.context.get("request"), **self._ids(cf))
 
 
-class EnterForceSerializer(serializers.Serializer):
+class EnterForceSerializer(StrictSerializer):
     force = StrictIntegerField(
         help_text="The id of one of your own (freeform) forces in the roster API; the "
         "campaign takes its own copy."
@@ -393,7 +394,7 @@ class LedgerEntrySerializer(serializers.ModelSerializer):
         return _username(entry.created_by)
 
 
-class AmountSerializer(serializers.Serializer):
+class AmountSerializer(StrictSerializer):
     amount = StrictIntegerField(min_value=1, max_value=1_000_000)
     reason = StrictCharField(max_length=200, help_text="Shown in the ledger and the log.")
 
@@ -519,15 +520,15 @@ class BattleSerializer(serializers.ModelSerializer):
         return bool(may_confirm and may_confirm(battle))
 
 
-class NewMemberResultSerializer(serializers.Serializer):
+class NewMemberResultSerializer(StrictSerializer):
     member = StrictIntegerField(help_text="The member's id (see the campaign's forces).")
     unconscious = StrictBooleanField(default=False)
     out_of_action = StrictBooleanField(default=False)
     enemies_out_of_action = StrictIntegerField(min_value=0, max_value=99, default=0)
-    objectives = StrictIntegerField(min_value=0, max_value=99, default=0)
+    objectives = StrictIntegerField(min_value=0, max_value=10, default=0)
 
 
-class NewBattleForceSerializer(serializers.Serializer):
+class NewBattleForceSerializer(StrictSerializer):
     force = StrictIntegerField(help_text="The campaign force's id.")
     members = NewMemberResultSerializer(
         many=True, min_length=1, help_text="Every member who took part."
@@ -538,7 +539,7 @@ def _error(message: str, code: str) -> list[serializers.ErrorDetail]:
     return [serializers.ErrorDetail(message, code)]
 
 
-class NewBattleSerializer(serializers.Serializer):
+class NewBattleSerializer(StrictSerializer):
     played_on = serializers.DateField()
     scenario = StrictCharField(max_length=100)
     winner = StrictIntegerField(
@@ -578,7 +579,7 @@ class BattleStatusFilterSerializer(serializers.Serializer):
     status = serializers.ChoiceField(choices=Battle.Status.choices, required=False)
 
 
-class VoidSerializer(serializers.Serializer):
+class VoidSerializer(StrictSerializer):
     reason = StrictCharField(
         max_length=200,
         allow_blank=True,
@@ -590,7 +591,7 @@ class VoidSerializer(serializers.Serializer):
 # --- standings, level-ups, log ---------------------------------------------------------------
 
 
-class StandingSerializer(serializers.Serializer):
+class StandingSerializer(StrictSerializer):
     force = serializers.IntegerField(source="campaign_force.pk")
     name = serializers.CharField()
     player = serializers.CharField()
@@ -604,7 +605,7 @@ class StandingSerializer(serializers.Serializer):
     retired = serializers.BooleanField()
 
 
-class LevelUpWaitingSerializer(serializers.Serializer):
+class LevelUpWaitingSerializer(StrictSerializer):
     force = serializers.IntegerField(source="campaign_force.pk")
     force_name = serializers.CharField(source="campaign_force.force.name")
     player = serializers.CharField(source="campaign_force.player.get_username")
@@ -633,7 +634,7 @@ class EventSerializer(serializers.ModelSerializer):
 # --- level-ups (R17) -------------------------------------------------------------------------
 
 
-class NewLevelUpSerializer(serializers.Serializer):
+class NewLevelUpSerializer(StrictSerializer):
     line = StrictIntegerField(min_value=1, help_text="The line of the society table.")
     choice = StrictCharField(
         required=False, max_length=10, help_text="On an 'or' statistic line: which statistic."
@@ -646,7 +647,7 @@ class NewLevelUpSerializer(serializers.Serializer):
     skill = StrictCharField(required=False, max_length=100, help_text="`<category>/<slug>`.")
 
 
-class LevelUpRollSerializer(serializers.Serializer):
+class LevelUpRollSerializer(StrictSerializer):
     action = serializers.ChoiceField(
         choices=["roll", "free-pick", "pick"],
         help_text=(
@@ -659,7 +660,7 @@ class LevelUpRollSerializer(serializers.Serializer):
     skill = StrictCharField(required=False, max_length=100)
 
 
-class SkillRollSummarySerializer(serializers.Serializer):
+class SkillRollSummarySerializer(StrictSerializer):
     table = serializers.CharField()
     dice = serializers.ListField(child=serializers.IntegerField())
     outcome = serializers.CharField()
@@ -667,7 +668,7 @@ class SkillRollSummarySerializer(serializers.Serializer):
     choices = serializers.ListField(child=serializers.CharField())
 
 
-class LevelUpResultSerializer(serializers.Serializer):
+class LevelUpResultSerializer(StrictSerializer):
     """Describes the answer: the level-up as the member now holds it."""
 
     slot = serializers.CharField(help_text="`level_ups/<k>`.")

@@ -27,11 +27,14 @@ ERROR_LIST = {
     },
 }
 ERROR_REF = {"$ref": "#/components/schemas/ErrorList"}
+WRITES = frozenset({"post", "put", "patch", "delete"})
 DESCRIPTIONS = {
     "400": "Bad input; each error points at what is wrong.",
     "401": "Missing, bad or revoked credentials.",
     "404": "No such object, or not yours.",
     "405": "Method not allowed here.",
+    "409": "The state is in the way (a pending battle, a retired force, already done, or "
+    "a stale version); nothing changed.",
     "413": "Request body too large.",
     "429": "Too many requests; retry later.",
 }
@@ -40,7 +43,7 @@ DESCRIPTIONS = {
 def add_common_error_responses(result: dict[str, Any], **_kwargs: Any) -> dict[str, Any]:
     result.setdefault("components", {}).setdefault("schemas", {})["ErrorList"] = ERROR_LIST
     for path, operations in result.get("paths", {}).items():
-        for operation in operations.values():
+        for method, operation in operations.items():
             if not isinstance(operation, dict) or "responses" not in operation:
                 continue
             codes = ["401", "405", "413", "429"]
@@ -48,6 +51,9 @@ def add_common_error_responses(result: dict[str, Any], **_kwargs: Any) -> dict[s
                 codes.append("404")
             if any(p.get("in") == "query" for p in operation.get("parameters", [])):
                 codes.append("400")  # a query parameter that is not what it should be
+            if method.lower() in WRITES and path.startswith("/api/v1/campaigns/"):
+                codes.append("409")  # see dbd_site.errors.HTTP_STATUS
+                codes.append("404")  # a campaign, force, battle or invitation not there
             for code in codes:
                 operation["responses"].setdefault(
                     code,

@@ -3,6 +3,7 @@
 `make run` sets DEBUG=1; everything else defaults to production-safe values.
 """
 
+from importlib import metadata
 from pathlib import Path
 
 import dj_database_url
@@ -41,6 +42,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "axes",
+    "dbd_site",  # the shared cache table's migration
     "accounts",
     "rules",
     "roster",
@@ -49,6 +51,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First: /healthz is answered before any host check, redirect, session or throttle.
+    "dbd_site.health.HealthCheckMiddleware",
     "dbd_site.middleware.RequestSizeLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -108,6 +112,53 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# --- State shared by every worker and every app server -----------------------------------
+# API throttle counters, axes' lock-outs and the page and API caches must be the same for
+# every gunicorn worker on every server, or each keeps its own and a limit multiplies.
+# REDIS_URL: Redis (the database number in the URL keeps the site's keys apart). Without it,
+# DEBUG (`make run`) keeps them in this process's memory, and production in the database
+# (the table `dbd_site`'s migration makes), correct across workers if slower than Redis.
+REDIS_URL = env_str("REDIS_URL", default="")
+CACHE_TABLE = "dbd_cache"
+if REDIS_URL:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            # An unreachable Redis fails the request at once (503), instead of holding
+            # a worker until the kernel gives up.
+            "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2},
+        }
+    }
+elif DEBUG:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+else:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.db.DatabaseCache",
+            "LOCATION": CACHE_TABLE,
+            # Past this many rows the expired go, then a third of the rest, throttle
+            # counters included: room for a busy day's clients (Django's default is 300).
+            "OPTIONS": {"MAX_ENTRIES": 20_000},
+        }
+    }
+
+# How many reverse proxies in front of the site append to X-Forwarded-For: the client is
+# the address the outermost of them saw (`dbd_site.client_address`). 0: no proxy, the
+# header is ignored, as a client could write anything in it.
+TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", default=0)
+if TRUSTED_PROXY_COUNT < 0:
+    raise ImproperlyConfigured("TRUSTED_PROXY_COUNT must be 0 or more.")
+
+# This deployment's code: every cache key carries it (`dbd_site.cache_keys`), so a new
+# release never serves a fragment an older one rendered. The package version unless the
+# deployment names its release (a commit, a tag).
+try:
+    _PACKAGE_VERSION = metadata.version("dbd-force-builder")
+except metadata.PackageNotFoundError:  # running from a checkout that was never installed
+    _PACKAGE_VERSION = "0+unknown"
+RELEASE = env_str("RELEASE", default=_PACKAGE_VERSION)
+
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
@@ -158,6 +209,8 @@ AXES_COOLOFF_TIME = env_int("AXES_COOLOFF_MINUTES", default=15) / 60  # hours
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "accounts/locked_out.html"
+# The client's address by the same rule as the API throttles (TRUSTED_PROXY_COUNT).
+AXES_CLIENT_IP_CALLABLE = "dbd_site.client_address.client_address"
 
 # Content Security Policy (django-csp): scripts and styles only from this site, no
 # inline scripts; htmx, Swagger UI and our own JS are all static files.
@@ -196,6 +249,8 @@ REST_FRAMEWORK = {
         "anon": env_str("API_THROTTLE_ANON", default="60/minute"),
         "user": env_str("API_THROTTLE_USER", default="600/minute"),
     },
+    # Anonymous callers are counted per client address (`dbd_site.client_address`).
+    "NUM_PROXIES": TRUSTED_PROXY_COUNT,
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
     "DEFAULT_RENDERER_CLASSES": [
         "rest_framework.renderers.JSONRenderer",

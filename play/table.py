@@ -71,7 +71,7 @@ ERROR_CODES = declare_codes(
         "unknown-fire-mode": "The weapon has no such fire mode.",
         "situation-not-applicable": "A ticked situation does not apply to this kind of attack.",
         "situation-conflict": "Two ticked situations cannot both be true.",
-        "needs-skill": "The declared option needs a skill the figure does not have.",
+        "skill-missing": "The declared option needs a skill the figure does not have.",
         "needs-equipment": "The declared option needs equipment the figure does not carry.",
         "cannot-fire-after-moving": "That weapon cannot fire after such a move.",
         "invalid-roll": "A die entered as rolled is not a whole number from 1 to 12.",
@@ -370,7 +370,7 @@ def plan_attack(
                 problems.append(
                     Problem(
                         "/situation/movement",
-                        "needs-skill",
+                        "skill-missing",
                         "Firing while running or dashing needs Fire on the Move.",
                     )
                 )
@@ -388,7 +388,7 @@ def plan_attack(
                 problems.append(
                     Problem(
                         "/situation/double_range",
-                        "needs-skill",
+                        "skill-missing",
                         "Doubling a weapon's range needs Super High School Level Ballistics.",
                     )
                 )
@@ -398,7 +398,7 @@ def plan_attack(
             if s.quickdraw:
                 if not attacker.has(QUICKDRAW):
                     problems.append(
-                        Problem("/situation/quickdraw", "needs-skill", "Quickdraw is a skill.")
+                        Problem("/situation/quickdraw", "skill-missing", "Quickdraw is a skill.")
                     )
                 actions = 1
                 mods.append(Modifier("statistic", -2, "Quickdraw"))
@@ -476,7 +476,9 @@ def plan_attack(
         ]
         if not attacker.has(skill):
             problems.append(
-                Problem("/situation/dual_wield", "needs-skill", f"Dual Wield ({kind}) is a skill.")
+                Problem(
+                    "/situation/dual_wield", "skill-missing", f"Dual Wield ({kind}) is a skill."
+                )
             )
         if weapon is None or weapon.hands != 1 or len(one_handed) < 2:
             problems.append(
@@ -492,7 +494,7 @@ def plan_attack(
     if s.mighty_attack:
         if not attacker.has(MIGHTY_ATTACK):
             problems.append(
-                Problem("/situation/mighty_attack", "needs-skill", "Mighty Attack is a skill.")
+                Problem("/situation/mighty_attack", "skill-missing", "Mighty Attack is a skill.")
             )
         if weapon is None or weapon.hands != 2:
             problems.append(
@@ -821,7 +823,7 @@ def plan_spell(
     if empowered:
         if not caster.has(EMPOWERED_BLESSINGS):
             problems.append(
-                Problem("/empowered", "needs-skill", "Empowered Blessings is a skill.")
+                Problem("/empowered", "skill-missing", "Empowered Blessings is a skill.")
             )
         if spell.school not in EMPOWERED_SCHOOLS:
             problems.append(

@@ -17,13 +17,19 @@ class Rejected(Exception):
     """A change the builder cannot make; shown next to its step, nothing saved."""
 
     def __init__(
-        self, section: str, *messages_: str, form: Any = None, form_name: str = ""
+        self,
+        section: str,
+        *messages_: str,
+        form: Any = None,
+        form_name: str = "",
+        status: int = 400,
     ) -> None:
         super().__init__("; ".join(messages_))
         self.section = section
         self.messages = list(messages_)
         self.form = form
         self.form_name = form_name
+        self.status = status  # the status table's, for refusals the write path makes
 
 
 Change = Callable[[dict[str, Any], QueryDict, Catalogue], tuple[dict[str, Any], str]]
@@ -102,6 +108,17 @@ def _change_purchase_add(
         name = advancement_entry(purchase, society, catalogue).label
     # R6: statistics are bought before any skill, so a statistic goes in before them.
     return options.with_purchase(data, purchase), f"Bought {name}."
+
+
+def _change_purchase_buy(
+    data: dict[str, Any], post: QueryDict, catalogue: Catalogue
+) -> tuple[dict, str]:
+    """Between battles (R17a): a purchase goes after everything already bought, marked
+    as bought between battles (a statistic line may repeat; its price is the one now)."""
+    _, notice = _change_purchase_add(data, post, catalogue)  # checks it, says it
+    purchase = options.purchase_from_key(post.get("add", ""))
+    bought = {**purchase, "between_battles": True} if purchase else None
+    return {**data, "purchases": [*data["purchases"], bought]}, notice
 
 
 def _change_purchase_remove(
@@ -192,4 +209,9 @@ CHANGES: dict[str, tuple[str, Change]] = {
     "spell-remove": ("spells", _change_spell_remove),
     "spell-focus": ("spells", _change_spell_focus),
     "mastery": ("spells", _change_mastery),
+}
+
+# The changes a member who has fought in a campaign makes differently (R17a).
+BETWEEN_BATTLES: dict[str, tuple[str, Change]] = {
+    "purchase-add": ("purchases", _change_purchase_buy),
 }

@@ -66,7 +66,7 @@ def world() -> World:
     secret_member = student("Quxwellina")
     document = force(emma(), secret_member, student("Ben"), student("Cat"), name="Zebracorn Force")
     mine = roster_services.import_force(owner=owner, document=document)
-    roster_services.set_share_link(force=mine, enabled=True)
+    roster_services.set_share_link(force=mine, actor=None, enabled=True)
     token, _ = create_api_token(user=owner, name="Owlbear Token")
     campaign = campaign_services.create_campaign(organiser=owner, name="Heronmere League")
     campaign_services.join_campaign(user=opponent, token=campaign.invite_token)

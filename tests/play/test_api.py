@@ -29,7 +29,7 @@ def url(battle, tail=""):
 def test_create_a_one_off_by_share_link_and_read_it(alice, bob, alice_api, bob_api):
     mine = play_force(alice, "Mine")
     theirs = play_force(bob, "Theirs")
-    roster_services.set_share_link(force=theirs, enabled=True)
+    roster_services.set_share_link(force=theirs, actor=None, enabled=True)
     theirs.refresh_from_db()
     response = alice_api.post(
         "/api/v1/battles/",

@@ -368,7 +368,7 @@ def test_only_the_sides_act_and_others_read_by_link(campaign_battle, organiser, 
 def test_one_off_against_a_shared_force(alice, bob, eve):
     mine = play_force(alice, "Mine")
     theirs = play_force(bob, "Theirs")
-    roster_services.set_share_link(force=theirs, enabled=True)
+    roster_services.set_share_link(force=theirs, actor=None, enabled=True)
     theirs.refresh_from_db()
     found = selectors.shared_force_from_link(
         link=f"https://example.org/forces/shared/{theirs.share_token}/"

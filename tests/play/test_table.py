@@ -260,7 +260,7 @@ def test_dual_wield_is_minus_one_and_needs_two_one_handed_weapons(catalogue):
         plan(
             catalogue, unskilled, figure("T"), "ranged", "light-pistol", Situation(dual_wield=True)
         )
-    assert codes(error) == [("/situation/dual_wield", "needs-skill")]
+    assert codes(error) == [("/situation/dual_wield", "skill-missing")]
     ranged = figure(
         RA=1, skills=[table.RANGED_DUAL_WIELD], equipment=["light-pistol", "light-pistol"]
     )
@@ -308,7 +308,7 @@ def test_fire_on_the_move(catalogue, movement, penalty):
             "light-pistol",
             Situation(movement=movement),
         )
-    assert codes(error) == [("/situation/movement", "needs-skill")]
+    assert codes(error) == [("/situation/movement", "skill-missing")]
 
 
 def test_sniper_rifle_cannot_fire_after_running(catalogue):
@@ -585,7 +585,7 @@ def test_spell_focus_mastery_anathema_and_empowered(catalogue):
     with pytest.raises(Invalid) as error:
         table.plan_spell(figure("B", CA=3, spells=["seraphic-bolt"]), bolt, empowered=True)
     assert codes(error) == [
-        ("/empowered", "needs-skill"),
+        ("/empowered", "skill-missing"),
         ("/empowered", "situation-not-applicable"),
     ]
 

@@ -57,17 +57,22 @@ class Command(BaseCommand):
         }
         first_day = datetime.date.today() - datetime.timedelta(days=7 * len(DEMO_BATTLES))
         for week, (scenario, winner, results) in enumerate(DEMO_BATTLES):
-            outcomes = {
-                side: [
+            credited = sum(enemies for enemies, _ in results)
+            outcomes = {}
+            for side in sides.values():
+                members = list(side.force.members.all())[: len(results)]
+                # R14b: the enemies one side takes Out of Action are the other side's
+                # members marked so (both sides credit the same numbers here).
+                out = {m.pk for m in members[len(members) - credited :]}
+                outcomes[side] = [
                     MemberOutcome(
-                        member=member, enemies_out_of_action=enemies, objectives=objectives
+                        member=member,
+                        out_of_action=member.pk in out,
+                        enemies_out_of_action=enemies,
+                        objectives=objectives,
                     )
-                    for member, (enemies, objectives) in zip(
-                        side.force.members.all(), results, strict=False
-                    )
+                    for member, (enemies, objectives) in zip(members, results, strict=True)
                 ]
-                for side in sides.values()
-            }
             battle = campaign_services.record_battle(
                 campaign=campaign,
                 by=demo,
