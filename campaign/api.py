@@ -25,7 +25,6 @@ from drf_spectacular.utils import (
 )
 from rest_framework.exceptions import ErrorDetail, NotFound, ValidationError
 from rest_framework.generics import GenericAPIView
-from rest_framework.parsers import JSONParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -34,6 +33,7 @@ from rest_framework.reverse import reverse
 from campaign import exports, selectors, serializers, services
 from campaign.models import Battle, Campaign, CampaignForce
 from dbd_site.errors import NotAllowed
+from dbd_site.parsers import JSONParser
 from roster import selectors as roster_selectors
 from roster.models import Member
 from roster.serializers import ApiErrorsSerializer, evaluation_summary

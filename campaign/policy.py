@@ -138,6 +138,15 @@ class CampaignPolicy:
 
     def judge(self, proposal: Proposal) -> Verdict:
         command = proposal.command
+        if command.actor is not None and proposal.resources != proposal.force.resources:
+            # A document sent whole (PUT, PATCH) carries Resources; a campaign's are its
+            # ledger's (R11, R15), so a different number is refused, not quietly replaced.
+            raise Invalid(
+                "campaign-resources",
+                f"{proposal.force.name}'s Resources come from its campaign ledger "
+                f"({proposal.force.resources} now); send that number or leave it out.",
+                pointer="/resources",
+            )
         fought = self.fixed_members()
         before = {s.id: (i, s) for i, s in enumerate(proposal.before_members)}
         problems: list[Problem] = []
@@ -168,8 +177,10 @@ class CampaignPolicy:
                 before_cost = _member_cost(proposal.before, was_index)
                 rise = proposal.after.members[index].cost["total"] - before_cost
                 if rise > 0:
-                    what = command.description or "a change"
-                    debits.append(Debit(rise, f"{state.data['name']}: {what}"))
+                    what = str(command.description or "a change")
+                    name = state.data["name"]
+                    reason = what if what.startswith(f"{name}: ") else f"{name}: {what}"
+                    debits.append(Debit(rise, reason))
         r10 = [p for p in proposal.after.errors if p.code in R10_CODES]
         if r10 and command.actor is not None:
             problems += [Problem(p.pointer, p.code, p.message) for p in r10]

@@ -59,6 +59,51 @@ class StrictIntegerField(serializers.IntegerField):
         return super().to_internal_value(data)
 
 
+@extend_schema_field(
+    {
+        "type": "integer",
+        "minimum": -1_000_000,
+        "maximum": 1_000_000,
+        "not": {"const": 0},
+        "description": "Up or down, not 0; the balance never goes below 0 (R15).",
+    }
+)
+class AdjustmentAmountField(StrictIntegerField):
+    """A whole number of Resources up or down: never 0, as its schema says."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(min_value=-1_000_000, max_value=1_000_000, **kwargs)
+
+    def to_internal_value(self, data: Any) -> int:
+        value = super().to_internal_value(data)
+        if value == 0:
+            raise serializers.ValidationError("An adjustment is not 0.", code="invalid")
+        return value
+
+
+@extend_schema_field(
+    {
+        "type": "array",
+        "items": {"type": "integer", "minimum": 0, "maximum": progression.MAX_SETTING * 10},
+        "prefixItems": [{"const": 0}],
+        "minItems": 1,
+        "maxItems": progression.MAX_LEVELS,
+        "description": (
+            "Total XP for levels 1, 2, ...: starts at 0, strictly increasing "
+            f"(default {list(progression.DEFAULT_RULES.level_thresholds)})."
+        ),
+    }
+)
+class LevelThresholdsField(serializers.ListField):
+    """The XP for each level (R16); the schema says what it can (starts at 0, bounds),
+    the house rules' own check the rest (strictly increasing)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(
+            child=StrictIntegerField(min_value=0), max_length=progression.MAX_LEVELS, **kwargs
+        )
+
+
 class StrictBooleanField(serializers.BooleanField):
     def to_internal_value(self, data: Any) -> bool:
         if not isinstance(data, bool):
@@ -89,14 +134,7 @@ class HouseRulesSerializer(StrictSerializer):
     xp_per_enemy_out_of_action = _number("xp_per_enemy_out_of_action")
     xp_per_objective = _number("xp_per_objective")
     xp_for_winning_side = _number("xp_for_winning_side")
-    level_thresholds = serializers.ListField(
-        child=StrictIntegerField(min_value=0),
-        max_length=progression.MAX_LEVELS,
-        help_text=(
-            "Total XP for levels 1, 2, ...: starts at 0, strictly increasing "
-            f"(default {list(progression.DEFAULT_RULES.level_thresholds)})."
-        ),
-    )
+    level_thresholds = LevelThresholdsField()
     points_for_win = _number("points_for_win")
     points_for_draw = _number("points_for_draw")
     points_for_loss = _number("points_for_loss")
@@ -400,16 +438,7 @@ class AmountSerializer(StrictSerializer):
 
 
 class AdjustmentSerializer(AmountSerializer):
-    amount = StrictIntegerField(
-        min_value=-1_000_000,
-        max_value=1_000_000,
-        help_text="Up or down, not 0; the balance never goes below 0 (R15).",
-    )
-
-    def validate_amount(self, value: int) -> int:
-        if value == 0:
-            raise serializers.ValidationError("An adjustment is not 0.", code="invalid")
-        return value
+    amount = AdjustmentAmountField()
 
 
 # --- battles (R14) ---------------------------------------------------------------------------
@@ -577,6 +606,15 @@ class NewBattleSerializer(StrictSerializer):
 
 class BattleStatusFilterSerializer(serializers.Serializer):
     status = serializers.ChoiceField(choices=Battle.Status.choices, required=False)
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        # DRF reads an empty query value as "not sent"; the schema (an enum) says it is
+        # not a status, so `?status=` is refused rather than ignored.
+        if self.initial_data.get("status", None) == "":
+            raise serializers.ValidationError(
+                {"status": ["Choose confirmed, pending or void, or leave status out."]}
+            )
+        return attrs
 
 
 class VoidSerializer(StrictSerializer):

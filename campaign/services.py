@@ -43,6 +43,7 @@ from campaign.models import (
 )
 from campaign.progression import HouseRules, InvalidHouseRules
 from dbd_site.errors import Conflict, Invalid, NotAllowed, NotFound, Problem, declare_codes
+from dbd_site.inputs import is_whole_number
 from roster import engine
 from roster import selectors as roster_selectors
 from roster import services as roster_services
@@ -661,11 +662,7 @@ def continue_level_up_roll(
     roll's choices) or "pick" (`skill` outright, -2 FR)."""
     current = _member_of(campaign_force, member)
     kind, _, index = slot.partition("/")
-    if (
-        kind != "level_ups"
-        or not (index.isascii() and index.isdigit())
-        or int(index) >= len(current.level_ups)
-    ):
+    if kind != "level_ups" or not is_whole_number(index) or int(index) >= len(current.level_ups):
         raise NotFound("no-such-level-up", f"{current.name} has no level-up at '{slot}'.")
     force = campaign_force.force
     if action == "roll":

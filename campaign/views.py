@@ -42,6 +42,7 @@ from campaign.forms import (
 )
 from campaign.models import Battle, Campaign, CampaignForce
 from dbd_site.errors import DomainError, NotAllowed
+from dbd_site.inputs import is_whole_number
 from dbd_site.rendering import is_htmx, refusal_messages, render_page
 from roster.models import Member, SkillRoll
 from rules.loader import get_catalogue
@@ -119,7 +120,7 @@ def _actions(request: HttpRequest, battle: Battle) -> BattleActions:
 
 
 def _ids(values: list[str]) -> list[int]:
-    return [int(v) for v in values if v.isdigit()]
+    return [int(v) for v in values if is_whole_number(v)]
 
 
 # --- my campaigns --------------------------------------------------------------------------

@@ -7,6 +7,31 @@ error shape. Listing them once here keeps every view's schema honest.
 
 from typing import Any
 
+from drf_spectacular import openapi
+from rest_framework import serializers
+
+
+class AutoSchema(openapi.AutoSchema):
+    """drf-spectacular's schema, saying two more things the server does: request bodies
+    whose serializer declares `refuses_unknown_keys = True` have `additionalProperties:
+    false` (their views answer 400 `unknown-key` to any other key), and a nested list of
+    objects (`many=True`) keeps its `min_length`/`max_length` as minItems/maxItems."""
+
+    def _insert_field_validators(self, field, schema):
+        super()._insert_field_validators(field, schema)
+        if isinstance(field, serializers.ListSerializer) and schema.get("type") == "array":
+            if field.min_length is not None:
+                schema["minItems"] = field.min_length
+            if field.max_length is not None:
+                schema["maxItems"] = field.max_length
+
+    def _map_basic_serializer(self, serializer, direction):
+        schema = super()._map_basic_serializer(serializer, direction)
+        if direction == "request" and getattr(serializer, "refuses_unknown_keys", False):
+            schema["additionalProperties"] = False
+        return schema
+
+
 ERROR_LIST = {
     "type": "object",
     "required": ["errors"],

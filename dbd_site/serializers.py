@@ -8,7 +8,10 @@ from rest_framework import serializers
 
 class StrictSerializer(serializers.Serializer):
     """Refuses keys it does not know (400 `unknown-key` at the key), at every level of
-    nesting, instead of dropping them: a misspelt key must not silently lose data."""
+    nesting, instead of dropping them: a misspelt key must not silently lose data. The
+    schema says so too (`additionalProperties: false`, `dbd_site.schema.AutoSchema`)."""
+
+    refuses_unknown_keys = True
 
     def to_internal_value(self, data: Any) -> Any:
         if isinstance(data, Mapping):

@@ -54,6 +54,7 @@ MIDDLEWARE = [
     # First: /healthz is answered before any host check, redirect, session or throttle.
     "dbd_site.health.HealthCheckMiddleware",
     "dbd_site.middleware.RequestSizeLimitMiddleware",
+    "dbd_site.middleware.UnstorableCharacterMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -200,13 +201,15 @@ SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
 
 AUTHENTICATION_BACKENDS = [
-    # django-axes first: it refuses logins while a username/IP pair is locked out.
+    # django-axes first: it refuses logins while an address or a username is locked out.
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
 AXES_FAILURE_LIMIT = env_int("AXES_FAILURE_LIMIT", default=5)
 AXES_COOLOFF_TIME = env_int("AXES_COOLOFF_MINUTES", default=15) / 60  # hours
-AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+# Failures count per address (across usernames: one address trying many names) and
+# per username (across addresses: one name tried from many), each locking at the limit.
+AXES_LOCKOUT_PARAMETERS = ["ip_address", "username"]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "accounts/locked_out.html"
 # The client's address by the same rule as the API throttles (TRUSTED_PROXY_COUNT).
@@ -234,7 +237,7 @@ LOGIN_REDIRECT_URL = "roster:list"
 LOGOUT_REDIRECT_URL = "home"
 
 REST_FRAMEWORK = {
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "dbd_site.schema.AutoSchema",
     # Token first: DRF takes WWW-Authenticate from the first class, so anonymous callers
     # get 401 with `WWW-Authenticate: Token` rather than a bare 403.
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -252,6 +255,8 @@ REST_FRAMEWORK = {
     # Anonymous callers are counted per client address (`dbd_site.client_address`).
     "NUM_PROXIES": TRUSTED_PROXY_COUNT,
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
+    # JSON only, with the site's limits on depth, numbers and characters (dbd_site.inputs).
+    "DEFAULT_PARSER_CLASSES": ["dbd_site.parsers.JSONParser"],
     "DEFAULT_RENDERER_CLASSES": [
         "rest_framework.renderers.JSONRenderer",
         "rest_framework.renderers.BrowsableAPIRenderer",
@@ -290,6 +295,9 @@ SPECTACULAR_SETTINGS = {
         "dbd_site.schema.add_common_error_responses",
     ],
 }
+
+# The debug error page hides the database's address and password (DEBUG only).
+DEFAULT_EXCEPTION_REPORTER_FILTER = "dbd_site.debug.ExceptionReporterFilter"
 
 LOGGING = {
     "version": 1,

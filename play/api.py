@@ -26,6 +26,7 @@ from rest_framework.response import Response
 from campaign import selectors as campaign_selectors
 from campaign.models import CampaignForce
 from dbd_site.errors import Invalid, NotFound
+from dbd_site.inputs import is_whole_number, whole_number
 from play import actions, presenters, selectors, serializers, services, table
 from roster import selectors as roster_selectors
 from roster.models import Force
@@ -78,7 +79,8 @@ def if_match_version(request: Any) -> int | None:
     if not tags:
         return -1
     digits = tags[0].removeprefix("W/").strip('"')
-    return int(digits) if digits.isdigit() else -1
+    number = whole_number(digits)
+    return -1 if number is None else number
 
 
 def answer(request: Request, battle_id: int, status: int = 200) -> Response:
@@ -346,9 +348,9 @@ class BattleEndView(BattleApiView):
         body = _body(serializers.PlayEndSerializer, request)
         objectives: dict[int, int] = {}
         for key, count in (body.get("objectives") or {}).items():
-            if not str(key).isdigit():
+            if not is_whole_number(str(key)):
                 raise Invalid("not-found", f"No figure {key}.", pointer=f"/objectives/{key}")
-            objectives[int(key)] = count
+            objectives[whole_number(str(key)) or 0] = count
         services.end_battle(
             battle=battle,
             by=request.user,

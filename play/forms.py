@@ -5,6 +5,8 @@ from typing import Any
 
 from django.http import QueryDict
 
+from dbd_site.inputs import whole_number
+
 BOOLEAN_FIELDS = {
     "anathema_aura",
     "empowered",
@@ -35,7 +37,10 @@ INTEGER_FIELDS = {
 
 def as_int(value: str) -> int | str:
     value = value.strip()
-    return int(value) if value.lstrip("-").isdigit() else value
+    number = whole_number(value.removeprefix("-"))
+    if number is None:
+        return value  # for the services to refuse at its pointer
+    return -number if value.startswith("-") else number
 
 
 def _dice_from(text: str) -> list[Any] | None:

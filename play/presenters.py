@@ -14,6 +14,7 @@ from rest_framework.exceptions import ValidationError
 
 from dbd_site.api import flatten_errors
 from dbd_site.errors import DomainError
+from dbd_site.inputs import whole_number
 from play import forms, selectors, serializers, services, table
 from play.models import Battle
 from rules.catalogue import Catalogue
@@ -212,7 +213,8 @@ def attack_form(view: selectors.BattleView, catalogue: Any, values: Any) -> dict
 
     def chosen(name: str, default: Any) -> Any:
         raw = values.get(name, "") if values else ""
-        return int(raw) if str(raw).isdigit() and int(raw) in figures else default
+        number = whole_number(str(raw))
+        return number if number is not None and number in figures else default
 
     first = (acting or active or view.figures or [None])[0]
     attacker = figures.get(chosen("figure", first.id if first else 0))
@@ -308,7 +310,7 @@ def attack_odds(
                 target.id,
                 kind,  # type: ignore[arg-type]
                 weapon.slug if weapon is not None else None,
-                int(mode) if str(mode).isdigit() else 0,
+                whole_number(str(mode)) or 0,
                 table.Situation(**dict(checked.validated_data)),
             ),
         )
@@ -346,12 +348,12 @@ def spell_odds(battle: Battle, values: Any, default: str | None) -> dict[str, An
     try:
         plan = services.plan_spell(
             battle,
-            int(caster) if caster.isdigit() else 0,
+            whole_number(caster) or 0,
             spell,
             anathema_aura=bool(values and values.get("anathema_aura")),
             empowered=bool(values and values.get("empowered")),
             # Dragon Slayer's value is chosen at the table: its odds show for 1 until then.
-            chosen=int(chosen) if chosen.isdigit() else dragon_slayer_default,
+            chosen=n if (n := whole_number(chosen)) is not None else dragon_slayer_default,
         )
     except DomainError as error:
         return {"errors": error_messages(error)}

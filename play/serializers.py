@@ -1,11 +1,10 @@
 """The play API's bodies and answers. Shapes only: the rules are in `play.table`, the
 writes in `play.services`; nothing here computes a probability or a result."""
 
-from typing import Any
-
 from rest_framework import serializers
 
 from campaign.serializers import StrictBooleanField, StrictCharField, StrictIntegerField
+from dbd_site.serializers import StrictSerializer
 from play import table
 
 BATTLE_STATUSES = ["playing", "ended"]
@@ -26,28 +25,10 @@ ACTION_TYPES = (
 )
 
 
-class NoUnknownKeys(serializers.Serializer):
-    """Refuses keys it does not know (a typo would otherwise be ignored silently)."""
-
-    def to_internal_value(self, data: Any) -> Any:
-        if isinstance(data, dict):
-            unknown = sorted(set(data) - set(self.fields))
-            if unknown:
-                raise serializers.ValidationError(
-                    {
-                        key: [
-                            serializers.ErrorDetail(f"'{key}' is not taken here.", "unknown-key")
-                        ]
-                        for key in unknown
-                    }
-                )
-        return super().to_internal_value(data)
-
-
 # --- bodies -----------------------------------------------------------------------------
 
 
-class PlayNewBattleSerializer(NoUnknownKeys):
+class PlayNewBattleSerializer(StrictSerializer):
     scenario = StrictCharField(max_length=100)
     forces = serializers.ListField(
         child=StrictIntegerField(min_value=1),
@@ -65,7 +46,7 @@ class PlayNewBattleSerializer(NoUnknownKeys):
     entered_rolls_allowed = StrictBooleanField(required=False, default=True)
 
 
-class PlaySituationSerializer(NoUnknownKeys):
+class PlaySituationSerializer(StrictSerializer):
     obscured = serializers.ChoiceField(["clear", "partial", "significant"], default="clear")
     rear_arc = StrictBooleanField(default=False)
     movement = serializers.ChoiceField(["none", "moved", "ran", "dashed"], default="moved")
@@ -84,7 +65,7 @@ class PlaySituationSerializer(NoUnknownKeys):
     target_fortified = StrictBooleanField(default=False)
 
 
-class PlayAttackDeclarationSerializer(NoUnknownKeys):
+class PlayAttackDeclarationSerializer(StrictSerializer):
     figure = StrictIntegerField(min_value=1, help_text="The attacking figure's id.")
     target = StrictIntegerField(min_value=1)
     kind = serializers.ChoiceField(ATTACK_KINDS)
@@ -93,7 +74,7 @@ class PlayAttackDeclarationSerializer(NoUnknownKeys):
     situation = PlaySituationSerializer(required=False)
 
 
-class PlayTransferSerializer(NoUnknownKeys):
+class PlayTransferSerializer(StrictSerializer):
     figure = StrictIntegerField(min_value=1)
     amount = StrictIntegerField(min_value=1, max_value=99)
 
@@ -134,7 +115,7 @@ class PlayActionSerializer(PlayAttackDeclarationSerializer):
     note = StrictCharField(required=False, allow_blank=True, max_length=200)
 
 
-class PlayEndSerializer(NoUnknownKeys):
+class PlayEndSerializer(StrictSerializer):
     winner = StrictIntegerField(
         allow_null=True, min_value=0, max_value=5, help_text="The winning side, null: a draw."
     )

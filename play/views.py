@@ -26,6 +26,7 @@ from rest_framework.exceptions import ValidationError
 from campaign import selectors as campaign_selectors
 from campaign.models import CampaignForce
 from dbd_site.errors import DomainError, Invalid, NotFound
+from dbd_site.inputs import is_whole_number, whole_number
 from dbd_site.rendering import is_htmx, render_page
 from play import actions, api, forms, presenters, selectors, serializers, services, table
 from play.models import Battle
@@ -59,7 +60,7 @@ def battle_list(request: HttpRequest) -> HttpResponse:
     return render(
         request,
         "play/list.html",
-        {"battles": battles, "force_id": force_id if force_id.isdigit() else ""},
+        {"battles": battles, "force_id": force_id if is_whole_number(force_id) else ""},
     )
 
 
@@ -69,8 +70,10 @@ def battle_list(request: HttpRequest) -> HttpResponse:
 def battle_new(request: HttpRequest) -> HttpResponse:
     campaign = None
     campaign_id = request.GET.get("campaign") or request.POST.get("campaign")
-    if campaign_id and str(campaign_id).isdigit():
-        campaign = campaign_selectors.get_campaign(user=request.user, campaign_id=int(campaign_id))
+    if is_whole_number(campaign_id):
+        campaign = campaign_selectors.get_campaign(
+            user=request.user, campaign_id=whole_number(campaign_id)
+        )
     own = list(selectors.forces_to_play(user=request.user).filter(campaign_entry__isnull=True))
     entries = (
         list(
@@ -105,7 +108,7 @@ def _start_from_post(request: HttpRequest, campaign: Any, entries: list[Campaign
     scenario = post.get("scenario", "")
     entered = post.get("entered_rolls_allowed") == "on"
     if campaign is not None:
-        chosen = {int(v) for v in post.getlist("forces") if v.isdigit()}
+        chosen = {n for v in post.getlist("forces") if (n := whole_number(v)) is not None}
         forces = [cf.force for cf in entries if cf.force_id in chosen]
         return services.start_battle(
             by=request.user,
@@ -115,14 +118,14 @@ def _start_from_post(request: HttpRequest, campaign: Any, entries: list[Campaign
             entered_rolls_allowed=entered,
         )
     mine = post.get("force", "")
-    if not mine.isdigit():
+    if not is_whole_number(mine):
         raise Invalid("invalid", "Choose your force.", pointer="/forces/0")
-    forces = [roster_selectors.get_force(user=request.user, force_id=int(mine))]
+    forces = [roster_selectors.get_force(user=request.user, force_id=whole_number(mine))]
     other, link = post.get("opponent_force", ""), post.get("opponent_link", "").strip()
     if link:
         forces.append(selectors.shared_force_from_link(link=link))
-    elif other.isdigit():
-        forces.append(roster_selectors.get_force(user=request.user, force_id=int(other)))
+    elif is_whole_number(other):
+        forces.append(roster_selectors.get_force(user=request.user, force_id=whole_number(other)))
     else:
         raise Invalid(
             "invalid",
@@ -339,19 +342,19 @@ def end(request: HttpRequest, battle_id: int) -> HttpResponse:
     if request.method == "POST":
         winner_raw = request.POST.get("winner", "")
         objectives = {
-            int(key.removeprefix("objectives_")): forms.as_int(value)
+            whole_number(key.removeprefix("objectives_")): forms.as_int(value)
             for key, value in request.POST.items()
             if key.startswith("objectives_")
-            and key.removeprefix("objectives_").isdigit()
+            and is_whole_number(key.removeprefix("objectives_"))
             and value
         }
         try:
-            if winner_raw not in ("draw",) and not winner_raw.isdigit():
+            if winner_raw not in ("draw",) and not is_whole_number(winner_raw):
                 raise Invalid("invalid", "Choose the winner, or a draw.", pointer="/winner")
             services.end_battle(
                 battle=battle,
                 by=request.user,
-                winner=None if winner_raw == "draw" else int(winner_raw),
+                winner=None if winner_raw == "draw" else whole_number(winner_raw),
                 objectives=objectives,  # type: ignore[arg-type]
             )
         except DomainError as error:

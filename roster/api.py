@@ -30,7 +30,6 @@ from rest_framework.decorators import (
 )
 from rest_framework.exceptions import NotFound
 from rest_framework.generics import GenericAPIView
-from rest_framework.parsers import JSONParser
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -38,6 +37,7 @@ from rest_framework.reverse import reverse
 
 from dbd_site import cache_keys
 from dbd_site.errors import Invalid, Problem
+from dbd_site.parsers import JSONParser
 from roster import documents, engine, selectors, serializers, services
 from roster.models import Force, Member
 from roster.schema import DOCUMENT_REF, PATCH_SCHEMA

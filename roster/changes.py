@@ -7,6 +7,7 @@ from typing import Any
 
 from django.http import QueryDict
 
+from dbd_site.inputs import is_whole_number
 from roster import options
 from roster.forms import ClubForm, MemberBasicsForm
 from roster.presenters import advancement_entry
@@ -37,7 +38,7 @@ Change = Callable[[dict[str, Any], QueryDict, Catalogue], tuple[dict[str, Any], 
 
 def _index(post: QueryDict, items: list[Any], section: str) -> int:
     raw = post.get("index", "")
-    if not raw.isdigit() or int(raw) >= len(items):
+    if not is_whole_number(raw) or int(raw) >= len(items):
         raise Rejected(section, "That entry is no longer there; the page has been refreshed.")
     return int(raw)
 
@@ -60,12 +61,12 @@ def _change_free(data: dict[str, Any], post: QueryDict, catalogue: Catalogue) ->
     """Take a line for free advancement `slot` (R4); a skill line is rolled or picked next."""
     advancements = list(data["free_advancements"])
     raw_slot = post.get("slot", "")
-    if not raw_slot.isdigit() or int(raw_slot) > min(len(advancements), 1):
+    if not is_whole_number(raw_slot) or int(raw_slot) > min(len(advancements), 1):
         raise Rejected("free", "Choose the first free advancement before the second.")
     slot = int(raw_slot)
     number, _, choice = post.get("option", "").partition(":")
     society = catalogue.societies.get(data["club"]["society"])
-    line = society.lines.get(int(number)) if society and number.isdigit() else None
+    line = society.lines.get(int(number)) if society and is_whole_number(number) else None
     if line is None:
         raise Rejected("free", "Choose one of the lines of the society's table.")
     advancement: dict[str, Any] = {"line": line.number}

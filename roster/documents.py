@@ -179,7 +179,7 @@ declare_codes(
         "out-of-range": "A number outside the range allowed.",
         "too-many-items": "A list with more entries than allowed.",
         "invalid-purchase": "A purchase that is neither a statistic line nor a skill.",
-        "parse-error": "The body is not valid JSON.",
+        "parse-error": "The body is not valid JSON (UTF-8).",
     }
 )
 

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from dbd_site.inputs import is_whole_number
 from roster import documents, engine
 from roster.documents import Problem
 from rules.catalogue import Catalogue, Equipment
@@ -247,7 +248,7 @@ def purchase_from_key(key: str) -> dict[str, Any] | None:
         return {"skill": rest}
     if kind == "line":
         number, _, choice = rest.partition(":")
-        if number.isdigit():
+        if is_whole_number(number):
             return {"line": int(number), **({"choice": choice} if choice else {})}
     return None
 

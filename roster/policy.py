@@ -89,6 +89,7 @@ class Proposal:
     after_members: Sequence[MemberState]
     before: dict[str, Any]  # the stored evaluation (fresh: every write stores it)
     after: engine.Evaluation
+    resources: int  # what the change says the force's Resources are
 
 
 @dataclass(slots=True)

@@ -8,12 +8,14 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from dbd_site import inputs
 from dbd_site.serializers import StrictSerializer
 from roster import documents, engine, selectors
 from roster.models import Force, SkillRoll
 from roster.schema import DOCUMENT_REF
 
-SHAPE_CODES = sorted(set(documents.SHAPE_CODES.values()) | {"invalid", "parse-error"})
+# The document's own shape codes, and the refusals of the JSON parser (dbd_site.inputs).
+SHAPE_CODES = sorted(set(documents.SHAPE_CODES.values()) | {"invalid"} | set(inputs.CODES))
 
 
 class ProblemSerializer(StrictSerializer):

@@ -37,6 +37,7 @@ from dbd_site.errors import (
     declare_codes,
     under,
 )
+from dbd_site.inputs import is_whole_number
 from roster import documents, engine, selectors
 from roster.models import Force, Member, SkillRoll
 from roster.policy import Command, MemberState, Proposal, policy_for
@@ -191,6 +192,7 @@ def _write(
             after_members=draft.members,
             before=locked.evaluation or {},
             after=evaluation,
+            resources=draft.resources,
         )
         verdict = policy.judge(proposal)
         if verdict.resources is not None and verdict.resources != draft.resources:
@@ -522,7 +524,7 @@ def remove_member(
 def _slot(draft: Draft, member_id: int, slot: str) -> tuple[MemberState, list[dict], int]:
     state = draft.member(member_id)
     kind, _, index = slot.partition("/")
-    if kind not in SLOT_KINDS or not (index.isascii() and index.isdigit()):
+    if kind not in SLOT_KINDS or not is_whole_number(index):
         raise Invalid(
             "no-such-slot",
             f"'{slot}' is not an advancement; use e.g. 'free_advancements/0'.",

@@ -28,6 +28,7 @@ from django_htmx.http import trigger_client_event
 
 from dbd_site import cache_keys
 from dbd_site.errors import DomainError
+from dbd_site.inputs import is_whole_number
 from dbd_site.rendering import add_refusal_to_form, is_htmx, refusal_messages, render_page
 from roster import engine, options, selectors, services
 from roster.changes import BETWEEN_BATTLES, CHANGES, Rejected
@@ -170,7 +171,7 @@ def pointer_words(pointer: str, document: Any) -> str:
     node = document
     for i, part in enumerate(parts):
         parent = parts[i - 1] if i else None
-        if part.isdigit() and (node is None or isinstance(node, list)):
+        if is_whole_number(part) and (node is None or isinstance(node, list)):
             position = int(part)
             item = node[position] if node is not None and position < len(node) else None
             if parent == "members" and words:
@@ -479,7 +480,7 @@ def made_on(request: HttpRequest) -> int | None:
     `X-Force-Version` header (kept fresh by static/js/site.js) or the form's `version`.
     None when neither is sent (no stale check then)."""
     raw = request.headers.get("X-Force-Version") or request.POST.get("version", "")
-    return int(raw) if raw.isascii() and raw.isdigit() else None
+    return int(raw) if is_whole_number(raw) else None
 
 
 def _refused(section: str, exc: DomainError) -> Rejected:

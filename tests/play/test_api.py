@@ -65,7 +65,12 @@ def test_create_refusals_say_where(alice, alice_api, bob):
     assert response.status_code == 400
     assert response.json() == {
         "errors": [
-            {"pointer": "/oops", "code": "unknown-key", "message": "'oops' is not taken here."}
+            {
+                "pointer": "/oops",
+                "code": "unknown-key",
+                "message": "'oops' is not a key of this object; allowed keys: scenario, "
+                "forces, opponent_link, campaign, entered_rolls_allowed.",
+            }
         ]
     }
     response = alice_api.post(

@@ -21,7 +21,17 @@ from roster.demo import (
 
 
 class Command(BaseCommand):
-    help = "Create the demo user, its force and a demo campaign (DEBUG only; once)."
+    help = (
+        "Create the demo user, its force and a demo campaign (DEBUG only; once; not into "
+        "a database that holds other people's accounts unless --force)."
+    )
+
+    def add_arguments(self, parser) -> None:
+        parser.add_argument(
+            "--force",
+            action="store_true",
+            help="Seed even though the database holds other people's accounts.",
+        )
 
     @transaction.atomic
     def handle(self, *args, **options) -> None:
@@ -31,6 +41,15 @@ class Command(BaseCommand):
         if users.objects.filter(username=DEMO_USERNAME).exists():
             self.stdout.write(f"Demo user already there: {DEMO_USERNAME} / {DEMO_PASSWORD}")
             return
+        others = users.objects.exclude(username__in=[DEMO_USERNAME, RIVAL_USERNAME]).count()
+        if others and not options["force"]:
+            # Two accounts with a published password do not belong in a real database,
+            # which is what one with other people in it most likely is.
+            raise CommandError(
+                f"Not seeding: this database holds {others} other account(s), so it may be "
+                "a real one, and the demo accounts have a published password. Use "
+                "--force to seed it anyway."
+            )
         demo = users.objects.create_user(DEMO_USERNAME, password=DEMO_PASSWORD)
         rival = users.objects.create_user(RIVAL_USERNAME, password=DEMO_PASSWORD)
         force = services.import_force(owner=demo, document=demo_force())
