@@ -113,7 +113,33 @@ def scenarios(client: Client, world: World, document: dict) -> list[Scenario]:
             ),
         ),
     ]
+    if world.live_battle_id:
+        found += play_scenarios(client, world.live_battle_id, csrf)
     return [s for s in found if dashboard is not None or s.key != "dashboard"]
+
+
+def play_scenarios(client: Client, battle_id: int, csrf: dict[str, str]) -> list[Scenario]:
+    """Play mode: a player's action (a plain d12 through the battle screen's form, answered
+    with the state panel) and an idle watcher's poll (If-None-Match: 304, no body)."""
+    state_url = reverse("play:state", args=[battle_id])
+    act_url = reverse("play:act", args=[battle_id])
+    htmx = {"HTTP_HX_REQUEST": "true", **csrf}
+    seen = {"etag": client.get(state_url, **htmx)["ETag"]}
+
+    def action() -> HttpResponse:
+        response = client.post(act_url, {"type": "roll", "count": "1"}, **htmx)
+        seen["etag"] = response["ETag"]
+        return response
+
+    return [
+        Scenario("play_action", "play: an action round-trip (htmx, a d12)", action),
+        Scenario(
+            "play_poll",
+            "play: an idle watcher's poll (304)",
+            lambda: client.get(state_url, HTTP_IF_NONE_MATCH=seen["etag"], **htmx),
+            expect=304,
+        ),
+    ]
 
 
 def measure(

@@ -75,6 +75,7 @@ class World:
     member_equipment: int  # how many pieces of equipment the edited member has
     campaign_id: int
     battles: int
+    live_battle_id: int = 0  # a battle being played (play mode), the bench player's side first
 
 
 BATTLES = 200
@@ -90,6 +91,7 @@ def build() -> World:
     from bench.forces import full_force
     from campaign import services as campaign_services
     from campaign.management.commands.seed_scale import Side, bulk_battles
+    from play import services as play_services
     from roster import services as roster_services
     from roster.demo import demo_force
     from roster.models import Force, Member
@@ -129,6 +131,12 @@ def build() -> World:
             Member.objects.filter(force_id=cf.force_id).update(xp=xp)
             # Resources follow the ledger (cost + balance) under the campaign's policy.
             roster_services.refresh(force=Force.objects.get(pk=cf.force_id))
+        live = play_services.start_battle(
+            by=player,
+            forces=[Force.objects.get(pk=cf.force_id) for cf in campaign_forces[:2]],
+            scenario="Bench Duel",
+            campaign=campaign,
+        )
     return World(
         user_id=player.pk,
         force_id=force.pk,
@@ -136,4 +144,5 @@ def build() -> World:
         member_equipment=len(member.equipment),
         campaign_id=campaign.pk,
         battles=BATTLES,
+        live_battle_id=live.pk,
     )

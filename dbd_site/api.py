@@ -56,6 +56,10 @@ def _flatten(detail: Any, pointer: str = "") -> list[dict[str, str]]:
     return [{"pointer": pointer, "code": str(code).replace("_", "-"), "message": str(detail)}]
 
 
+# The pages show a serializer's refusals in the same words.
+flatten_errors = _flatten
+
+
 def exception_handler(exc: Exception, context: dict) -> Response | None:
     """Every refusal in the one error shape; a `DomainError`'s status from `HTTP_STATUS`."""
     if isinstance(exc, DomainError):

@@ -350,7 +350,7 @@ class BattleEndView(BattleApiView):
         for key, count in (body.get("objectives") or {}).items():
             if not is_whole_number(str(key)):
                 raise Invalid("not-found", f"No figure {key}.", pointer=f"/objectives/{key}")
-            objectives[int(key)] = count
+            objectives[whole_number(str(key)) or 0] = count
         services.end_battle(
             battle=battle,
             by=request.user,

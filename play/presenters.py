@@ -8,13 +8,25 @@ from collections.abc import Iterable
 from fractions import Fraction
 from typing import Any
 
+from django.http import QueryDict
 from django.urls import reverse
+from rest_framework.exceptions import ValidationError
 
-from play import selectors, table
+from dbd_site.api import flatten_errors
+from dbd_site.errors import DomainError
+from dbd_site.inputs import whole_number
+from play import forms, selectors, serializers, services, table
 from play.models import Battle
 from rules.catalogue import Catalogue
 
 PRINT_DFS = range(6, 17)  # the print card's DF 6 to 16
+
+
+def error_messages(error: DomainError | ValidationError) -> list[str]:
+    """A refusal's sentences for a page (the pointers are for the API)."""
+    if isinstance(error, DomainError):
+        return [p.message for p in error.problems]
+    return [e["message"] for e in flatten_errors(error.detail)]
 
 
 def percent(chance: Fraction) -> float:
@@ -187,3 +199,174 @@ def spell_odds_rows(figure: table.Figure, catalogue: Catalogue) -> list[dict[str
             }
         )
     return rows
+
+
+# --- the battle screen's forms --------------------------------------------------------------
+
+
+def attack_form(view: selectors.BattleView, catalogue: Any, values: Any) -> dict[str, Any]:
+    """What the attack form shows: the chosen attacker's weapons and fire modes, and the
+    situations that apply to this kind of attack and this attacker's skills (P2)."""
+    figures = {f.id: f for f in view.figures}
+    active = [f for f in view.figures if f.state["status"] == table.ACTIVE]
+    acting = [f for f in active if f.side == view.acting_side and not f.state["activated"]]
+
+    def chosen(name: str, default: Any) -> Any:
+        raw = values.get(name, "") if values else ""
+        number = whole_number(str(raw))
+        return number if number is not None and number in figures else default
+
+    first = (acting or active or view.figures or [None])[0]
+    attacker = figures.get(chosen("figure", first.id if first else 0))
+    enemies = [
+        f
+        for f in view.figures
+        if (attacker is None or f.side != attacker.side)
+        and f.state["status"] != table.OUT_OF_ACTION
+    ]
+    target = figures.get(chosen("target", 0))
+    if target is None or target not in enemies:  # a new attacker may make it a friend
+        target = enemies[0] if enemies else None
+    weapons = []
+    if attacker is not None:
+        for slug in dict.fromkeys(attacker.numbers["equipment"]):
+            item = catalogue.equipment.get(slug)
+            if item is not None and item.is_weapon:
+                weapons.append(item)
+    kind = values.get("kind") if values and values.get("kind") in ("melee", "ranged") else None
+    # What the form showed before this change ("<attacker>-<kind>"): a new attacker or a
+    # new kind starts from its first weapon rather than the one chosen before.
+    was_attacker, _, was_kind = str(values.get("was", "") if values else "").partition("-")
+    trigger = None
+    if values and was_attacker != str(values.get("figure", "")):
+        trigger = "figure"
+    elif values and was_kind != str(values.get("kind", "")):
+        trigger = "kind"
+    kinds = {w.kind for w in weapons}
+    if trigger == "figure" and kind not in kinds and kinds:
+        kind = None  # a new attacker without this kind of weapon: take one it has
+    weapon_slug = values.get("weapon") if values and trigger not in ("figure", "kind") else None
+    weapon = next(
+        (w for w in weapons if w.slug == weapon_slug and (kind is None or w.kind == kind)), None
+    )
+    if weapon is None and weapon_slug != "none":
+        weapon = next((w for w in weapons if kind is None or w.kind == kind), None)
+    if kind is None:
+        kind = weapon.kind if weapon is not None else "melee"
+    skills = set(attacker.numbers["skills"]) if attacker else set()
+    return {
+        "attacker": attacker,
+        "target": target,
+        "kind": kind,
+        "weapons": [w for w in weapons if w.kind == kind],
+        "weapon": weapon,
+        "modes": list(enumerate(weapon.fire_modes))
+        if weapon and len(weapon.fire_modes) > 1
+        else [],
+        "mode": values.get("mode", "0") if values else "0",
+        "values": values or {},
+        "dual_wield": (table.MELEE_DUAL_WIELD if kind == "melee" else table.RANGED_DUAL_WIELD)
+        in skills,
+        "fire_on_the_move": table.FIRE_ON_THE_MOVE in skills,
+        "ballistics": table.BALLISTICS in skills,
+        "quickdraw": table.QUICKDRAW in skills
+        and weapon is not None
+        and weapon.slug in table.TWO_ACTION_WEAPONS,
+        "mighty": table.MIGHTY_ATTACK in skills,
+        "bow": weapon is not None and weapon.slug == table.TRADITIONAL_RANGED_WEAPON,
+        # The swap that brings these odds names what they are for (the browser test waits
+        # on it before it rolls).
+        "was": f"{attacker.id if attacker else 0}-{kind}",
+        "key": f"{attacker.id if attacker else 0}-{target.id if target else 0}-{kind}-"
+        f"{weapon.slug if weapon else 'none'}",
+        **attack_odds(view, attacker, target, kind, weapon, values),
+    }
+
+
+def attack_odds(
+    view: selectors.BattleView,
+    attacker: selectors.FigureView | None,
+    target: selectors.FigureView | None,
+    kind: str,
+    weapon: Any,
+    values: Any,
+) -> dict[str, Any]:
+    """The attack's needed roll, chance to hit and expected damage, before rolling (P2)."""
+    if attacker is None or target is None:
+        return {}
+    posted = QueryDict(mutable=True)
+    if values:
+        posted.update(values)
+    posted.setlist("type", ["attack"])
+    situation = forms.body_from_post(posted).get("situation", {})
+    try:
+        checked = serializers.PlaySituationSerializer(data=situation)
+        checked.is_valid(raise_exception=True)
+        mode = values.get("mode", "0") if values else "0"
+        plan = services.plan_attack(
+            view.battle,
+            services.AttackDeclaration(
+                attacker.id,
+                target.id,
+                kind,  # type: ignore[arg-type]
+                weapon.slug if weapon is not None else None,
+                whole_number(str(mode)) or 0,
+                table.Situation(**dict(checked.validated_data)),
+            ),
+        )
+    except (DomainError, ValidationError) as error:
+        return {"odds_errors": error_messages(error)}
+    return {"odds": odds_json(plan)}
+
+
+def spell_options(
+    figures: list[selectors.FigureView], catalogue: Any
+) -> list[tuple[str, list[tuple[str, str]]]]:
+    """The spell form's choices: each active caster's spells not forgotten."""
+    return [
+        (
+            f"{f.name} (CA {f.numbers['stats']['CA']})",
+            [
+                (f"{f.id}:{s}", f"{f.name}: {catalogue.spells[s].name}")
+                for s in f.numbers["spells"]
+                if s in catalogue.spells and s not in f.state["forgotten"]
+            ],
+        )
+        for f in figures
+        if f.state["status"] == table.ACTIVE and f.numbers["spells"]
+    ]
+
+
+def spell_odds(battle: Battle, values: Any, default: str | None) -> dict[str, Any]:
+    """Each outcome tier's chance for the spell chosen in the form, before rolling (P4)."""
+    choice = (values.get("caster_spell") if values else None) or default
+    if not choice:
+        return {}
+    caster, _, spell = str(choice).partition(":")
+    chosen = values.get("chosen", "") if values else ""
+    dragon_slayer_default = 1 if spell == table.DRAGON_SLAYER else None
+    try:
+        plan = services.plan_spell(
+            battle,
+            whole_number(caster) or 0,
+            spell,
+            anathema_aura=bool(values and values.get("anathema_aura")),
+            empowered=bool(values and values.get("empowered")),
+            # Dragon Slayer's value is chosen at the table: its odds show for 1 until then.
+            chosen=n if (n := whole_number(chosen)) is not None else dragon_slayer_default,
+        )
+    except DomainError as error:
+        return {"errors": error_messages(error)}
+    return {
+        "dice": plan.dice,
+        "difficulty": plan.difficulty,
+        "bonus": plan.bonus_successes,
+        "tiers": [
+            {
+                "label": "No effect" if tier is None else f"{tier.label} successes",
+                "effect": "" if tier is None else tier.effect,
+                "percent": percent(chance),
+            }
+            for tier, chance in plan.tier_odds()
+        ],
+    }

@@ -136,16 +136,55 @@ class SideView:
 
 
 @dataclass(frozen=True, slots=True)
+class TransferOffer:
+    """Right after a hit that dealt damage, the defender may move some onto friends (P3)."""
+
+    target: FigureView
+    damage: int
+    friends: list[FigureView]
+
+
+@dataclass(frozen=True, slots=True)
 class BattleView:
     battle: Battle
     sides: list[SideView]
     log: list[BattleAction]
     acting_side: int | None
     can_undo: bool
+    transfer: TransferOffer | None = None
 
     @property
     def figures(self) -> list[FigureView]:
         return [f for side in self.sides for f in side.figures]
+
+
+def _transfer_offer(battle: Battle, figures: dict[str, FigureView]) -> TransferOffer | None:
+    if battle.status != Battle.Status.PLAYING:
+        return None
+    last = (
+        battle.actions.filter(undone_at__isnull=True)
+        .exclude(kind="start")
+        .only("kind", "detail")
+        .order_by("-seq")
+        .first()
+    )
+    if (
+        last is None
+        or last.kind != "attack"
+        or len(last.detail.get("results", [])) != 1
+        or last.detail.get("check")
+    ):
+        return None
+    damage = last.detail.get("damage", 0)
+    target = figures.get(str(last.detail.get("target")))
+    if not damage or target is None or target.state["status"] == table.OUT_OF_ACTION:
+        return None
+    friends = [
+        f
+        for f in figures.values()
+        if f.side == target.side and f.id != target.id and f.state["status"] == table.ACTIVE
+    ]
+    return TransferOffer(target, damage, friends) if friends else None
 
 
 def battle_view(*, battle: Battle, log_limit: int | None = None) -> BattleView:
@@ -155,7 +194,12 @@ def battle_view(*, battle: Battle, log_limit: int | None = None) -> BattleView:
     figures = list(
         BattleFigure.objects.filter(side__battle=battle).order_by("side_id", "position")
     )
-    lines = battle.actions.select_related("actor").order_by("-seq")
+    # The log in words: not the state each line keeps for undo (the bulk of a row).
+    lines = (
+        battle.actions.select_related("actor")
+        .defer("state_before", "detail", "events")
+        .order_by("-seq")
+    )
     log = list(lines[:log_limit] if log_limit is not None else lines)
     state = battle.state
     views = []
@@ -173,10 +217,12 @@ def battle_view(*, battle: Battle, log_limit: int | None = None) -> BattleView:
                 ],
             )
         )
+    figures_by_id = {str(f.id): f for side in views for f in side.figures}
     return BattleView(
         battle=battle,
         sides=views,
         log=log,
+        transfer=_transfer_offer(battle, figures_by_id),
         acting_side=table.acting_side(state, len(sides)),
         can_undo=battle.status == Battle.Status.PLAYING
         and battle.actions.filter(undone_at__isnull=True)

@@ -422,22 +422,36 @@ def attack(
 
     def do(t: ActionFrame) -> Outcome:
         plan = _plan(t.state, t.figures, declaration)
-        rolls, entered = t.dice(plan.rate_of_fire)
+        checks = 1 if plan.check_die else 0  # Subdual's or Exploit Weakness's second die
+        rolls, entered = t.dice(plan.rate_of_fire + checks)
         attacker_id, target_id = str(declaration.attacker), str(declaration.target)
         attacker_name = t.figures[attacker_id].name
         target_fig = figure_of(t.figures[target_id])
         events: list[table.Event] = []
         results = []
-        for roll in rolls:
+        checked = ""
+        for roll in rolls[: plan.rate_of_fire]:
             result = table.resolve_attack(
                 plan, roll, dodge_inches=table.dodge_for_cover_inches(target_fig)
             )
             results.append(result)
             events += table.apply_hit(t.state, attacker_id, target_id, result)
+        if checks:
+            checked, more = table.apply_check_die(
+                t.state,
+                plan,
+                figure_of(t.figures[attacker_id]),
+                attacker_id,
+                target_id,
+                results[0],
+                rolls[-1],
+            )
+            events += more
         words = (
             f"{attacker_name} attacks {target_fig.name} ({plan.kind}, {plan.weapon_name}; "
             f"{plan.needed_words()}): "
             + " ".join(f"rolled {r.roll}. {r.words}" for r in results)
+            + (f" {checked}" if checked else "")
             + _status_words(t, events)
         )
         return Outcome(
@@ -456,6 +470,7 @@ def attack(
                     for r in results
                 ],
                 "damage": sum(r.damage for r in results),
+                "check": {"kind": plan.check_die, "die": rolls[-1]} if checks else None,
                 "target": target_id,
                 "attacker": attacker_id,
             },
@@ -506,10 +521,11 @@ def transfer_damage(
         detail = last.detail
         target_id = detail["target"]
         attacker_id = detail["attacker"]
-        if len(detail["results"]) != 1:
+        if len(detail["results"]) != 1 or detail.get("check"):
             raise Invalid(
                 "nothing-to-transfer",
-                "Transfers after a weapon with several attacks are declared as changes.",
+                "After several attack dice, or a Subdual or Exploit Weakness roll, declare "
+                "the transfer as changes to the figures.",
                 pointer="/transfers",
             )
         t.state = copy.deepcopy(last.state_before)
@@ -884,7 +900,8 @@ def change_figure(
 def end_activation(
     *, battle: Battle, by: AbstractBaseUser, figure: int, if_match: int | None = None
 ) -> BattleAction:
-    """The figure has activated this turn; Clock Up and Inspire markers lapse."""
+    """The figure has activated this turn; the markers that last until its next activation
+    (or for it) lapse: Clock Up, Inspire, Fortify, Extreme Speed."""
 
     def do(t: ActionFrame) -> Outcome:
         fid, bf, _ = t.figure(figure, "/figure")
@@ -892,9 +909,11 @@ def end_activation(
         if state["activated"]:
             raise Invalid("invalid", f"{bf.name} has activated this turn.", pointer="/figure")
         table.activate(t.state, fid)
-        for marker in ("clock-up",):
-            state["markers"].pop(marker, None)
-        return Outcome(f"{bf.name} has activated.", detail={"figure": fid})
+        lapsed = table.lapse_markers(t.state, fid)
+        words = f"{bf.name} has activated."
+        if lapsed:
+            words += " " + ", ".join(table.MARKERS[m] for m in lapsed) + " lapsed."
+        return Outcome(words, detail={"figure": fid})
 
     return _act(battle, by, "activate", do, if_match=if_match)
 

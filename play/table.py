@@ -43,7 +43,10 @@ ANATHEMA_AURA = "spellcasting/anathema-aura"
 EMPOWERED_BLESSINGS = "spellcasting/empowered-blessings"
 TRUE_POWER_OF_FRIENDSHIP = "support/the-true-power-of-friendship"
 
+EXPLOIT_WEAKNESS = "melee/exploit-weakness"
+SUBDUAL_CHECK, EXPLOIT_WEAKNESS_CHECK = "subdual", "exploit-weakness"
 SUBDUAL_WEAPON = "subdual-weapon"
+HAND_WEAPON = "hand-weapon"
 HEAVY_MACHINE_GUN = "heavy-machine-gun"
 SNIPER_RIFLE = "sniper-rifle"
 TRADITIONAL_RANGED_WEAPON = "traditional-ranged-weapon"
@@ -213,6 +216,9 @@ class AttackPlan:
     damage_multiplier: int  # 2 with Mighty Attack
     best_of_two: bool
     notes: tuple[str, ...] = ()
+    # A second die the attack rolls with its own: "subdual" (the target's roll under its
+    # remaining HP) or "exploit-weakness" (the attacker's roll under ME on Success Rating 0).
+    check_die: str | None = None
 
     @property
     def needed(self) -> int:
@@ -337,6 +343,7 @@ def plan_attack(
         mods.append(Modifier("DF", -2, "Attacker in target's Rear Arc"))
 
     actions = 1
+    check_die: str | None = None
     if kind == "ranged":
         for name in ("charged", "non_charge_move", "mighty_attack"):
             if getattr(s, name):
@@ -440,10 +447,18 @@ def plan_attack(
             if s.rear_arc and attacker.has(BASICS_OF_CQC):
                 notes.append("The Basics of CQC: no Subdual penalty from behind.")
             if s.rear_arc or s.charged:
+                check_die = SUBDUAL_CHECK
                 notes.append(
                     "Subdual: on a hit the target rolls 1d12 under its remaining HP "
-                    "or falls Unconscious."
+                    "or falls Unconscious (a second die)."
                 )
+        if slug == HAND_WEAPON:
+            notes.append("A Hand Weapon may leave the target where it is (no push).")
+        if check_die is None and attacker.has(EXPLOIT_WEAKNESS):
+            check_die = EXPLOIT_WEAKNESS_CHECK
+            notes.append(
+                "Exploit Weakness: on Success Rating 0, a second die under ME deals 1 HP."
+            )
 
     if weapon is not None and weapon_to_hit:
         source = weapon.name if kind == "melee" else f"{weapon.name} ACC"
@@ -531,6 +546,7 @@ def plan_attack(
         damage_multiplier=damage_multiplier,
         best_of_two=s.best_of_two,
         notes=tuple(notes),
+        check_die=check_die,
     )
 
 
@@ -664,6 +680,46 @@ def lose_hp(hp: int, status: Status, amount: int) -> tuple[int, Status]:
         return hp, status
     hp = max(0, hp - amount)
     return hp, UNCONSCIOUS if hp == 0 else ACTIVE
+
+
+def apply_check_die(
+    state: "BattleState",
+    plan: AttackPlan,
+    attacker: Figure,
+    attacker_id: str,
+    target_id: str,
+    result: AttackResult,
+    die: int,
+) -> tuple[str, list["Event"]]:
+    """The attack's second die, after its hit is applied: Subdual's knock-out roll (the
+    target must roll under its remaining HP) or Exploit Weakness (on Success Rating 0, a
+    roll at or under ME deals 1 HP). Returns words and events."""
+    target = state["figures"][target_id]
+    if plan.check_die == SUBDUAL_CHECK and result.hit and target["status"] == ACTIVE:
+        if subdual_knocks_out(die, target["hp"]):
+            target["status"] = UNCONSCIOUS
+            return (
+                f"Subdual: the target rolled {die}, not under its {target['hp']} HP.",
+                [{"figure": target_id, "status": UNCONSCIOUS, "by": attacker_id}],
+            )
+        return f"Subdual: the target rolled {die}, under its {target['hp']} HP.", []
+    if (
+        plan.check_die == EXPLOIT_WEAKNESS_CHECK
+        and result.hit
+        and result.success_rating == 0
+        and target["status"] == ACTIVE
+    ):
+        if die <= attacker.stats["ME"]:
+            before = target["status"]
+            target["hp"], target["status"] = lose_hp(target["hp"], before, 1)
+            events: list[Event] = (
+                [{"figure": target_id, "status": target["status"], "by": attacker_id}]
+                if target["status"] != before
+                else []
+            )
+            return f"Exploit Weakness: rolled {die}, at or under ME: 1 damage.", events
+        return f"Exploit Weakness: rolled {die}, over ME.", []
+    return "", []
 
 
 def subdual_knocks_out(roll: int, hp: int) -> bool:
@@ -1291,6 +1347,19 @@ def forget_spell(state: BattleState, fid: str, spell: str) -> None:
 
 def activate(state: BattleState, fid: str) -> None:
     _figure(state, fid, "/figure")["activated"] = True
+
+
+# Markers that last until the figure's next activation, or for that activation only.
+LAPSE_ON_ACTIVATION = ("clock-up", "inspire", "fortify", "extreme-speed")
+
+
+def lapse_markers(state: BattleState, fid: str) -> list[str]:
+    """Remove the markers an activation uses up; returns the ones removed."""
+    markers = _figure(state, fid, "/figure")["markers"]
+    lapsed = [m for m in LAPSE_ON_ACTIVATION if m in markers]
+    for marker in lapsed:
+        del markers[marker]
+    return lapsed
 
 
 def next_turn(state: BattleState) -> None:

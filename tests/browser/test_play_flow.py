@@ -136,8 +136,11 @@ def test_two_phones_play_a_campaign_battle(live_server, browser, django_user_mod
     }
     assert_accessible(a)
 
-    # Bob opens the same battle on his phone.
-    b.goto(url + reverse("play:battle", args=[battle.pk]))
+    # Bob finds it on the campaign's dashboard and opens it on his phone.
+    b.goto(url + reverse("campaign:dashboard", args=[campaign.pk]))
+    b.get_by_role("region", name="Being played now").get_by_role(
+        "link", name="Rooftop Duel"
+    ).click()
     expect(b.get_by_role("heading", name="Rooftop Duel", level=1)).to_be_visible()
     assert_accessible(b)
 

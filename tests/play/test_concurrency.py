@@ -1,12 +1,12 @@
-"""Two phones acting at once on PostgreSQL: every action is kept, one after the other.
+"""Two phones acting at once: every action is kept, one after the other.
 
 Real threads with their own connections against committed data, as in
-tests/campaign/test_concurrency.py (SQLite serialises writers on its own).
+tests/campaign/test_concurrency.py: on PostgreSQL the battle row's lock orders them, on
+SQLite the write lock does.
 """
 
 import pytest
 from django.core.management import call_command
-from django.db import connection
 
 from play import services
 from play.models import Battle, BattleAction
@@ -14,12 +14,7 @@ from rules.loader import clear_catalogue_cache
 from tests.campaign.test_concurrency import at_once
 from tests.play.conftest import Dice, ids, play_force
 
-pytestmark = [
-    pytest.mark.skipif(
-        connection.vendor != "postgresql", reason="row locks need PostgreSQL (CI runs it)"
-    ),
-    pytest.mark.django_db(transaction=True),
-]
+pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture(autouse=True)

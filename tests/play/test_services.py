@@ -8,7 +8,7 @@ from campaign.models import Battle as CampaignBattle
 from campaign.models import BattleMemberResult
 from dbd_site.errors import Conflict, Invalid, NotAllowed, NotFound, PreconditionFailed
 from play import selectors, services, table
-from play.models import Battle, BattleAction
+from play.models import Battle, BattleAction, BattleFigure
 from play.services import AttackDeclaration, Change
 from roster import services as roster_services
 from tests.play.conftest import Dice, ids, play_force
@@ -453,3 +453,70 @@ def test_a_one_off_ends_with_its_record_on_the_battle(one_off, alice):
         "Ben",
         "Cat",
     ]
+
+
+def test_subdual_from_behind_rolls_the_targets_knock_out_die(alice, bob):
+    mine = play_force(alice, "Mine")
+    theirs = play_force(bob, "Theirs")
+    battle = services.start_battle(by=alice, forces=[mine, theirs], scenario="Alley")
+    f = ids(battle)
+    # Ben carries a Subdual Weapon and knows The Basics of CQC in this battle's copy.
+    ben = BattleFigure.objects.get(pk=f["0:Ben"])
+    ben.numbers = {
+        **ben.numbers,
+        "equipment": ["subdual-weapon"],
+        "skills": ["melee/the-basics-of-cqc"],
+    }
+    ben.save()
+    declaration = AttackDeclaration(
+        f["0:Ben"],
+        f["1:Emma"],
+        "melee",
+        "subdual-weapon",
+        situation=table.Situation(rear_arc=True),
+    )
+    # ME 1 against Emma's DF 8 - 2 (rear arc), no Subdual penalty with CQC: needs 5.
+    # 5 hits (SR 0); the second die 12 is not under Emma's 12 HP: Unconscious.
+    action = services.attack(battle=battle, by=alice, declaration=declaration, dice=[5, 12])
+    assert action.words == (
+        "Ben attacks Emma (melee, Subdual Weapon; needs 5+): rolled 5. Hit, Success Rating 0: "
+        '0 damage, the target is Pushed Back 1". Subdual: the target rolled 12, not under its '
+        "12 HP. Emma is Unconscious. (dice entered as rolled)"
+    )
+    assert battle.state["figures"][str(f["1:Emma"])]["status"] == "unconscious"
+    with pytest.raises(Invalid) as error:
+        services.attack(battle=battle, by=alice, declaration=declaration, dice=[5])
+    assert codes(error) == [("/dice", "wrong-dice-count")]
+    with pytest.raises(Invalid) as error:
+        services.transfer_damage(battle=battle, by=bob, transfers={f["1:Ann"]: 1})
+    assert codes(error) == [("/transfers", "nothing-to-transfer")]
+
+
+def test_exploit_weakness_on_success_rating_zero(alice, bob):
+    battle = services.start_battle(
+        by=alice, forces=[play_force(alice, "Mine"), play_force(bob, "Theirs")], scenario="Gym"
+    )
+    f = ids(battle)
+    ben = BattleFigure.objects.get(pk=f["0:Ben"])
+    ben.numbers = {**ben.numbers, "skills": ["melee/exploit-weakness"]}
+    ben.save()
+    declaration = AttackDeclaration(f["0:Ben"], f["1:Emma"], "melee", "hand-weapon")
+    # ME 1 against DF 8: needs 7; 7 is SR 0; the second die 1 is at or under ME 1.
+    action = services.attack(battle=battle, by=alice, declaration=declaration, dice=[7, 1])
+    assert "Exploit Weakness: rolled 1, at or under ME: 1 damage." in action.words
+    assert battle.state["figures"][str(f["1:Emma"])]["hp"] == 11
+    services.attack(battle=battle, by=alice, declaration=declaration, dice=[7, 2])
+    assert battle.state["figures"][str(f["1:Emma"])]["hp"] == 11  # 2 is over ME 1
+
+
+def test_activation_lapses_the_markers_that_last_until_it(campaign_battle, alice):
+    battle = campaign_battle
+    f = ids(battle)
+    services.change_figure(
+        battle=battle,
+        by=alice,
+        change=Change(figure=f["0:Ann"], markers={"fortify": 1, "inspire": 2, "wall": 1}),
+    )
+    action = services.end_activation(battle=battle, by=alice, figure=f["0:Ann"])
+    assert action.words == "Ann has activated. Inspire, Fortify lapsed."
+    assert battle.state["figures"][str(f["0:Ann"])]["markers"] == {"wall": 1}

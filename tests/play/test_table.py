@@ -286,6 +286,8 @@ def test_subdual_weapon_is_minus_two_unless_from_behind_with_the_basics_of_cqc(c
     assert plan(catalogue, plain, target, "melee", "subdual-weapon", behind).to_hit == -2
     from_behind = plan(catalogue, cqc, target, "melee", "subdual-weapon", behind)
     assert (from_behind.to_hit, from_behind.needed) == (0, 5)
+    assert from_behind.check_die == "subdual"  # a hit from behind: the knock-out roll
+    assert plan(catalogue, cqc, target, "melee", "subdual-weapon").check_die is None
     assert table.subdual_knocks_out(roll=6, hp=6) is True
     assert table.subdual_knocks_out(roll=5, hp=6) is False
 
@@ -767,3 +769,44 @@ def test_the_record_credits_each_figure_out_of_action_once():
     record = table.record_from(state, events)
     assert record["a"] == table.MemberRecord("a", False, False, 1)
     assert record["b"] == table.MemberRecord("b", True, True, 0)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    distance=st.integers(0, 20),
+    movement=st.sampled_from(["moved", "ran", "dashed"]),
+    gear=st.lists(st.sampled_from(["light-armour", "climbing-gear"]), unique=True),
+)
+def test_jump_odds_equal_an_exhaustive_count(distance, movement, gear):
+    jump = table.plan_jump(figure(equipment=gear), distance, movement)
+    passes = [r for r in range(1, 13) if r + jump.bonus > distance]  # must exceed
+    assert jump.chance == Fraction(len(passes), 12)
+    assert all(jump.damage(r) == 0 for r in passes)
+    assert all(jump.damage(r) > 0 for r in range(1, 13) if r not in passes)
+
+
+@settings(max_examples=100, deadline=None)
+@given(hp=st.integers(0, 14), max_hp=st.integers(10, 14), fr=st.integers(0, 7))
+def test_heal_and_revive_odds_equal_an_exhaustive_count(hp, max_hp, fr):
+    hp = min(hp, max_hp)
+    odds = table.heal_odds(hp, max_hp, fr)
+    assert sum(odds.values()) == 1
+    for amount, chance in odds.items():
+        faces = [r for r in range(1, 13) if table.heal_amount(r, hp, max_hp, fr) == amount]
+        assert chance == Fraction(len(faces), 12)
+    assert table.revive_chance(fr) == Fraction(sum(table.revives(r, fr) for r in range(1, 13)), 12)
+
+
+@settings(max_examples=50, deadline=None)
+@given(first=st.integers(1, 6), second=st.integers(1, 6), seed=st.integers(0, 2**32))
+def test_initiative_chance_matches_the_dice_and_ties_rolled_again(first, second, seed):
+    bonuses = table.initiative_bonuses([first, second])
+    # One round decides unless tied; a tie is rolled again, so the chance is the first
+    # side's wins among the decided pairs of faces.
+    pairs = [(a, b) for a in range(1, 13) for b in range(1, 13)]
+    decided = [(a, b) for a, b in pairs if a + bonuses[0] != b + bonuses[1]]
+    wins = [(a, b) for a, b in decided if a + bonuses[0] > b + bonuses[1]]
+    assert table.initiative_chance(first, second) == Fraction(len(wins), len(decided))
+    rolled = table.roll_initiative([first, second], random.Random(seed))
+    last = rolled.rolls[-1]
+    assert (last[0] + bonuses[0] > last[1] + bonuses[1]) == (rolled.winner == 0)

@@ -4,6 +4,7 @@ shown before rolling, undo, end, the spectator link."""
 import pytest
 from django.test import Client
 
+from play import services
 from play.models import Battle
 from tests.play.conftest import ids, play_force
 
@@ -151,3 +152,55 @@ def test_spell_odds_before_casting(campaign_battle, alice):
     # Difficulty 8: each die 5/12; none (7/12)^4 = 2401/20736.
     assert "4 dice at Difficulty 8" in odds
     assert "<strong>11.6%</strong> No effect" in odds
+
+
+def test_the_opponent_finds_the_battle_in_their_list(one_off, bob, eve):
+    listed = client_for(bob).get("/play/").content.decode()
+    assert f'href="/play/{one_off.pk}/"' in listed
+    assert "Practice" in listed
+    assert "Practice" not in client_for(eve).get("/play/").content.decode()
+
+
+def test_odds_without_javascript_come_back_on_the_whole_screen(campaign_battle, alice):
+    battle = campaign_battle
+    f = ids(battle)
+    page = (
+        client_for(alice)
+        .post(
+            f"/play/{battle.pk}/odds/",
+            {
+                "type": "attack",
+                "figure": f["0:Ann"],
+                "target": f["1:Ben"],
+                "kind": "ranged",
+                "weapon": "light-pistol",
+                "situation_movement": "none",
+                "was": f"{f['0:Ann']}-ranged",
+            },
+        )
+        .content.decode()
+    )
+    assert "<html" in page
+    assert "needs 5+" in page
+
+
+def test_the_friendship_offer_follows_a_damaging_hit(campaign_battle, alice, bob):
+    battle = campaign_battle
+    f = ids(battle)
+    page = client_for(bob)
+    assert 'id="transfer"' not in page.get(f"/play/{battle.pk}/state/", **HTMX).content.decode()
+    services.attack(
+        battle=battle,
+        by=alice,
+        declaration=services.AttackDeclaration(f["0:Ann"], f["1:Ben"], "ranged", "light-pistol"),
+        dice=[12],
+    )
+    offer = page.get(f"/play/{battle.pk}/state/", **HTMX).content.decode()
+    assert "Friendship: Ben took 6 damage" in offer
+    response = page.post(
+        f"/play/{battle.pk}/act/",
+        {"type": "transfer", "recipient": [str(f["1:Cat"]), ""], "amount": ["4", ""]},
+        **HTMX,
+    )
+    assert "Friendship: Ben transfers 4 to Cat." in response.content.decode()
+    assert 'id="transfer"' not in response.content.decode()  # offered once
