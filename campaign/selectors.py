@@ -255,25 +255,22 @@ def standings(*, campaign: Campaign) -> list[StandingRow]:
 # --- battles -------------------------------------------------------------------------------
 
 
-def _battle_details(battles: QuerySet[Battle]) -> QuerySet[Battle]:
+def _battle_details(battles: QuerySet[Battle], *, with_results: bool = True) -> QuerySet[Battle]:
     # Battles show their forces by name (each battle force's `campaign_force.force`;
     # `winner` is only ever compared by id), so the forces' stored evaluations, kilobytes
     # of JSON each, stay in the database instead of being decoded for every row.
+    sides = (
+        BattleForce.objects.select_related("campaign_force__force", "campaign_force__player")
+        .defer("campaign_force__force__evaluation")
+        .order_by("id")
+    )
+    if with_results:
+        sides = sides.prefetch_related(
+            Prefetch("member_results", queryset=BattleMemberResult.objects.order_by("id"))
+        )
     return battles.select_related(
         "campaign", "recorded_by", "confirmed_by", "voided_by"
-    ).prefetch_related(
-        Prefetch(
-            "battle_forces",
-            queryset=BattleForce.objects.select_related(
-                "campaign_force__force", "campaign_force__player"
-            )
-            .defer("campaign_force__force__evaluation")
-            .prefetch_related(
-                Prefetch("member_results", queryset=BattleMemberResult.objects.order_by("id"))
-            )
-            .order_by("id"),
-        )
-    )
+    ).prefetch_related(Prefetch("battle_forces", queryset=sides))
 
 
 def battles(*, campaign: Campaign, status: str | None = None) -> QuerySet[Battle]:
@@ -289,8 +286,10 @@ def get_battle(*, campaign: Campaign, battle_id: int) -> Battle:
 
 
 def recent_battles(*, campaign: Campaign, limit: int = 10) -> list[Battle]:
-    """The latest confirmed battles (three queries whatever the campaign's size)."""
-    return list(battles(campaign=campaign, status=Battle.Status.CONFIRMED)[:limit])
+    """The latest confirmed battles with their sides and outcomes, without members'
+    results (a list shows who won, not who did what): two queries, whatever the size."""
+    found = campaign.battles.filter(status=Battle.Status.CONFIRMED)
+    return list(_battle_details(found, with_results=False).order_by("-played_on", "-id")[:limit])
 
 
 def pending_confirmations(*, campaign: Campaign, user: User) -> list[Battle]:

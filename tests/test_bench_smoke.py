@@ -179,3 +179,38 @@ def test_site_battles_grow_the_site_in_long_campaigns_of_three():
             ]
             assert outcomes in (["loss", "win"], ["draw", "draw"])
             assert [battle.winner_id] == (winner or [None])
+
+
+def test_the_counting_cache_counts_what_it_knows_and_keeps_the_rest():
+    from bench.cache import COUNTS, CountingCache
+
+    cache = CountingCache(
+        "", {"OPTIONS": {"INNER": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}}
+    )
+    before = COUNTS.copy()
+    cache.set("roster-api-detail:1:x", {"a": 1})
+    assert cache.get("roster-api-detail:1:x") == {"a": 1}
+    assert cache.get("roster-api-detail:2:x", "none") == "none"
+    assert cache.get("template.cache.roster-force-page.abc") is None
+    cache.set("throttle:1", 5)
+    assert cache.get("throttle:1") == 5  # kept, not counted
+    assert COUNTS - before == {
+        ("API detail", "hit"): 1,
+        ("API detail", "miss"): 1,
+        ("force page", "miss"): 1,
+    }
+
+
+def test_the_players_load_script_gives_each_connection_its_own_player():
+    from bench.load import MIXED_ROUND, mixed_script
+
+    players = [
+        {"cookie": f'sessionid=s{i}; csrftoken="t{i}"', "csrf": f"t{i}", "page": f"/forces/{i}/"}
+        for i in range(2)
+    ]
+    script = mixed_script(players)
+    assert 'cookie = "sessionid=s0; csrftoken=\\"t0\\""' in script
+    assert 'page = "/forces/1/"' in script
+    assert "me = players[number]" in script
+    assert script.count('"edit_add"') == MIXED_ROUND.count("edit_add") == 1
+    assert "%%" not in script  # the template's own percent signs came through once

@@ -456,7 +456,7 @@ def test_the_dashboard_queries_do_not_grow_with_battles(
     assert response.status_code == 200
 
 
-DASHBOARD_QUERIES = 15
+DASHBOARD_QUERIES = 14
 
 
 # --- invitation link -------------------------------------------------------------------------
