@@ -612,7 +612,7 @@ def mixed_section(plan: Plan, world, phases) -> list[str]:
     script = load.mixed_script(players)
     pins = load.pinning()
     log = BASE_DIR / "var" / "bench-gunicorn.log"
-    runs, kinds, caches = [], {}, []
+    runs, kinds, caches, refused = [], {}, [], Counter()
     say(f"mixed load: {n} players, {plan.runs} runs of {plan.mixed_seconds} s")
     with LoadSamplerFor(phases, f"load, {n} players on their own forces") as sampler:
         for _ in range(plan.runs):
@@ -656,7 +656,9 @@ def mixed_section(plan: Plan, world, phases) -> list[str]:
             runs.append(result)
             measured = access.with_suffix(".measured")
             measured.write_text("\n".join(access.read_text().splitlines()[warm_lines:]))
-            for kind, times in load.access_times(measured, _mixed_kind).items():
+            times_by_kind, not_ok = load.access_times(measured, _mixed_kind)
+            refused.update(not_ok)
+            for kind, times in times_by_kind.items():
                 kinds.setdefault(kind, []).extend(times)
             caches.append(read_stats(stats_dir) - warm_cache)
             shutil.rmtree(stats_dir, ignore_errors=True)
@@ -674,24 +676,30 @@ def mixed_section(plan: Plan, world, phases) -> list[str]:
         "by the step refresh its page sends). Load average meanwhile: "
         f"{sampler.summary()}. Figures are min / median / max over the runs.",
         "",
-        "| req/s (all kinds) | p50 (ms) | p99 (ms) | errors |",
+        "| req/s (all kinds) | p50 (ms) | p99 (ms) | errors (per run: kind n; wrk times out "
+        "at 10 s) |",
         "| --- | --- | --- | --- |",
         f"| {_spread((r.rps for r in runs), '.0f')} | {_spread((r.p50_ms for r in runs), '.1f')}"
-        f" | {_spread((r.p99_ms for r in runs), '.1f')} | {sum(r.errors for r in runs)} |",
+        f" | {_spread((r.p99_ms for r in runs), '.1f')} | {sum(r.errors for r in runs)} "
+        f"({'; '.join(r.error_detail for r in runs)}) |",
         "",
         "Per kind, the time each request took inside a worker (gunicorn's access log, "
         "all runs together; queueing for a worker is in wrk's figures above, not here):",
         "",
-        "| kind | requests | p50 (ms) | p90 (ms) | p99 (ms) |",
-        "| --- | --- | --- | --- | --- |",
+        "| kind | requests | p50 (ms) | p90 (ms) | p99 (ms) | answers but 200 |",
+        "| --- | --- | --- | --- | --- | --- |",
     ]
     for kind, label in MIXED_KINDS.items():
         times = sorted(kinds.get(kind, []))
         if len(times) < 2:
-            lines.append(f"| {label} | {len(times)} | | | |")
+            lines.append(f"| {label} | {len(times)} | | | | |")
             continue
         q = statistics.quantiles(times, n=100)
-        lines.append(f"| {label} | {len(times)} | {q[49]:.1f} | {q[89]:.1f} | {q[98]:.1f} |")
+        other = ", ".join(f"{n} x {status}" for (k, status), n in refused.items() if k == kind)
+        lines.append(
+            f"| {label} | {len(times)} | {q[49]:.1f} | {q[89]:.1f} | {q[98]:.1f} | "
+            f"{other or 'none'} |"
+        )
     lines += [
         "",
         "Cache misses seen over HTTP (`bench.cache` in every worker; a miss is a render from "

@@ -18,6 +18,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -344,18 +345,24 @@ def mixed_script(players: list[dict[str, str]]) -> str:
     return MIXED_SCRIPT % {"players": rows, "round": kinds}
 
 
-def access_times(log: Path, kind_of: Callable[[str, str], str | None]) -> dict[str, list[float]]:
-    """{kind: worker times in ms} from a gunicorn access log in `ACCESS_FORMAT`."""
+def access_times(
+    log: Path, kind_of: Callable[[str, str], str | None]
+) -> tuple[dict[str, list[float]], Counter]:
+    """({kind: worker times in ms}, {(kind, status): n} for answers but 200) from a
+    gunicorn access log in `ACCESS_FORMAT`."""
     found: dict[str, list[float]] = {}
+    refused: Counter = Counter()
     for line in log.read_text().splitlines():
         parts = line.split()
         if len(parts) != 5 or parts[0] != "BENCH":
             continue
-        _, method, path, _status, micros = parts
+        _, method, path, status, micros = parts
         kind = kind_of(method, path)
         if kind is not None:
             found.setdefault(kind, []).append(int(micros) / 1000)
-    return found
+            if status != "200":
+                refused[(kind, status)] += 1
+    return found, refused
 
 
 class LoadSampler:
