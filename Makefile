@@ -4,9 +4,10 @@
 #   make test         the whole suite: test-fast, then test-browser
 #   make test-fast    everything but the browser tests (pytest -m "not browser", parallel)
 #   make test-browser the browser tests in Debian's chromium (installed if missing)
-#   make lint         ruff check + ruff format --check
+#   make lint         ruff check + ruff format --check + mypy (strict, the pure modules)
 #   make format       ruff fix + ruff format
 #   make bench        the benchmarks on PostgreSQL, gunicorn and wrk (installed if missing)
+#   make two-servers  two gunicorns behind nginx on loopback: shared state and failover proven
 #   make clean        remove .venv, caches and build output (keeps var/, the database)
 
 SHELL := /bin/bash
@@ -35,10 +36,11 @@ APT_INSTALL := $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y
 # `make run` only: the development server runs with DEBUG on (and its built-in key).
 DEV_ENV := DEBUG=1
 
-.PHONY: help venv .venv run test test-fast test-browser chromium lint format bench clean
+.PHONY: help venv .venv run test test-fast test-browser chromium lint format bench two-servers \
+	clean
 
 help:
-	@sed -n '3,11s/^#//p' $(firstword $(MAKEFILE_LIST))
+	@sed -n '3,12s/^#//p' $(firstword $(MAKEFILE_LIST))
 
 venv .venv: $(STAMP)
 
@@ -62,7 +64,8 @@ run: $(STAMP)
 	mkdir -p var
 	$(DEV_ENV) $(MANAGE) migrate --noinput
 	$(DEV_ENV) $(MANAGE) loaddata rules
-	$(DEV_ENV) $(MANAGE) seed_demo
+	@# A database with other people's accounts is refused (and the server starts anyway).
+	-$(DEV_ENV) $(MANAGE) seed_demo
 	$(DEV_ENV) $(MANAGE) runserver 127.0.0.1:8000
 
 # The team rule: `make test` runs everything, browser tests included.
@@ -87,6 +90,7 @@ $(CHROMIUM):
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy
 
 format: $(STAMP)
 	$(BIN)/ruff check --fix .
@@ -101,6 +105,11 @@ bench: $(STAMP) $(WRK)
 		$(BIN)/python -m pip install --quiet pyinstrument; \
 	fi
 	$(BIN)/python -m bench $(BENCH_ARGS)
+
+# Needs PostgreSQL on 127.0.0.1:5432 (user postgres, trust); installs nginx, wrk and
+# redis-server from Debian if missing. About a minute and a half; see scripts/two_servers.py.
+two-servers: $(STAMP)
+	$(BIN)/python scripts/two_servers.py $(TWO_SERVERS_ARGS)
 
 $(WRK):
 	$(SUDO) apt-get update

@@ -38,6 +38,13 @@ def revoke_api_token(*, user: AbstractBaseUser, token_id: int) -> bool:
     return bool(deleted)
 
 
+@transaction.atomic
+def revoke_all_api_tokens(*, user: AbstractBaseUser) -> int:
+    """Delete every token of `user` (their password changed); returns how many."""
+    deleted, _ = ApiToken.objects.filter(user=user).delete()
+    return deleted
+
+
 def user_for_token(raw: str) -> AbstractBaseUser | None:
     token = (
         ApiToken.objects.select_related("user")

@@ -1,7 +1,8 @@
 from django.contrib.auth import views as auth_views
-from django.urls import path, reverse_lazy
+from django.urls import path
 
 from accounts import views
+from accounts.forms import LoginForm
 
 app_name = "accounts"
 urlpatterns = [
@@ -10,20 +11,15 @@ urlpatterns = [
     path(
         "login/",
         auth_views.LoginView.as_view(
-            template_name="accounts/login.html", redirect_authenticated_user=True
+            template_name="accounts/login.html",
+            authentication_form=LoginForm,
+            redirect_authenticated_user=True,
         ),
         name="login",
     ),
     # Django 5 logs out on POST only; the nav has a small form for it.
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
-    path(
-        "password/",
-        auth_views.PasswordChangeView.as_view(
-            template_name="accounts/password_change.html",
-            success_url=reverse_lazy("accounts:password_change_done"),
-        ),
-        name="password_change",
-    ),
+    path("password/", views.PasswordChangeView.as_view(), name="password_change"),
     path(
         "password/done/",
         auth_views.PasswordChangeDoneView.as_view(

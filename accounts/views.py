@@ -4,15 +4,17 @@ Django's own views, wired up in `accounts.urls`."""
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse_lazy
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_safe
 
 from accounts import services
-from accounts.forms import ApiTokenForm, SignupForm
+from accounts.forms import ApiTokenForm, PasswordChangeForm, SignupForm
 from accounts.models import ApiToken
 from accounts.tokens import MAX_TOKENS_PER_USER, TooManyTokens, create_api_token, revoke_api_token
 
@@ -41,6 +43,29 @@ def signup(request: HttpRequest) -> HttpResponse:
         login(request, user, backend=MODEL_BACKEND)
         return redirect(_safe_next(request) or settings.LOGIN_REDIRECT_URL)
     return render(request, "accounts/signup.html", {"form": form, "next": _safe_next(request)})
+
+
+class PasswordChangeView(auth_views.PasswordChangeView):
+    """Django's view with the site's form: old password checks count towards the
+    lock-out, and a new password revokes every API token (they were handed out under
+    the old one, so whoever had the password may have made one)."""
+
+    form_class = PasswordChangeForm
+    template_name = "accounts/password_change.html"
+    success_url = reverse_lazy("accounts:password_change_done")
+
+    def get_form_kwargs(self) -> dict:
+        return {**super().get_form_kwargs(), "request": self.request}
+
+    def form_valid(self, form: PasswordChangeForm) -> HttpResponse:
+        response = super().form_valid(form)
+        if form.revoked_tokens:
+            messages.info(
+                self.request,
+                f"Your {form.revoked_tokens} API token(s) no longer work: make new ones "
+                "for your tools.",
+            )
+        return response
 
 
 def _account_page(request: HttpRequest, form: ApiTokenForm) -> HttpResponse:

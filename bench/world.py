@@ -104,13 +104,11 @@ def build() -> World:
     """Migrate-and-load is done; fill the small database."""
     from django.contrib.auth import get_user_model
     from django.db import transaction
-    from django.db.models import Sum
     from django.utils import timezone
 
     from bench.forces import full_force
     from campaign import services as campaign_services
     from campaign.management.commands.seed_scale import Side, bulk_battles
-    from campaign.models import LedgerEntry
     from roster import services as roster_services
     from roster.demo import demo_force
     from roster.models import Force, Member
@@ -148,12 +146,8 @@ def build() -> World:
         for cf in campaign_forces:
             xp, _ = earned[cf.pk]
             Member.objects.filter(force_id=cf.force_id).update(xp=xp)
-            copy = Force.objects.get(pk=cf.force_id)
-            cost = roster_services.refresh_evaluation(copy).evaluation["total_cost"]
-            balance = LedgerEntry.objects.filter(campaign_force=cf).aggregate(t=Sum("amount"))["t"]
-            copy.resources = max(1, cost + balance)
-            copy.save(update_fields=["resources", "updated_at"])
-            roster_services.refresh_evaluation(copy)
+            # Resources follow the ledger (cost + balance) under the campaign's policy.
+            roster_services.refresh(force=Force.objects.get(pk=cf.force_id))
         players = [_player(player, force)]
         for number in range(1, LOAD_PLAYERS):
             user = users.objects.create_user(f"player{number:02d}", password=None)

@@ -12,8 +12,6 @@ answers 403.
 """
 
 import random
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 from django.http import Http404
@@ -25,9 +23,8 @@ from drf_spectacular.utils import (
     extend_schema,
     extend_schema_view,
 )
-from rest_framework.exceptions import ErrorDetail, NotFound, PermissionDenied, ValidationError
+from rest_framework.exceptions import ErrorDetail, NotFound, ValidationError
 from rest_framework.generics import GenericAPIView
-from rest_framework.parsers import JSONParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -35,6 +32,8 @@ from rest_framework.reverse import reverse
 
 from campaign import exports, selectors, serializers, services
 from campaign.models import Battle, Campaign, CampaignForce
+from dbd_site.errors import NotAllowed
+from dbd_site.parsers import JSONParser
 from roster import selectors as roster_selectors
 from roster.models import Member
 from roster.serializers import ApiErrorsSerializer, evaluation_summary
@@ -88,33 +87,6 @@ def _invalid(pointer: str, message: str, code: str) -> ValidationError:
     return ValidationError(_at(pointer, [ErrorDetail(message, code)]))
 
 
-@contextmanager
-def refusals(
-    pointer: str = "", *, insufficient: str | None = None, roll_fields: tuple[str, ...] = ()
-) -> Iterator[None]:
-    """Turn the services' refusals into API errors.
-
-    `NotAllowed` -> 403; `InsufficientResources` -> 400 `insufficient-resources` at
-    `insufficient` (else `pointer`); house rules that cannot be played -> 400
-    `invalid-house-rules`; any other `CampaignError` -> 400 `campaign-rule` at `pointer`,
-    or at the field a refused roll names (`roll_fields`: the body's keys it may name).
-    """
-    try:
-        yield
-    except services.NotAllowed as exc:
-        raise PermissionDenied(str(exc)) from exc
-    except services.InsufficientResources as exc:
-        where = pointer if insufficient is None else insufficient
-        raise _invalid(where, str(exc), "insufficient-resources") from exc
-    except services.HouseRulesError as exc:
-        details = [ErrorDetail(problem, "invalid-house-rules") for problem in exc.problems]
-        raise ValidationError(_at(pointer, details)) from exc
-    except services.CampaignError as exc:
-        field = getattr(exc.__cause__, "field", None)  # a refused roll names its input
-        where = f"/{field}" if field in roll_fields else pointer
-        raise _invalid(where, str(exc), "campaign-rule") from exc
-
-
 # --- shared ------------------------------------------------------------------------------
 
 
@@ -138,7 +110,7 @@ class CampaignApiView(GenericAPIView):
     def require_organiser(self, doing: str) -> Campaign:
         campaign = self.get_campaign()
         if campaign.organiser_id != self.request.user.pk:
-            raise PermissionDenied(f"Only the organiser can {doing}.")
+            raise NotAllowed("not-organiser", f"Only the organiser can {doing}.")
         return campaign
 
     def get_campaign_force(self) -> CampaignForce:
@@ -148,7 +120,7 @@ class CampaignApiView(GenericAPIView):
 
     def require_owner(self, campaign_force: CampaignForce, doing: str) -> None:
         if campaign_force.player_id != self.request.user.pk:
-            raise PermissionDenied(f"Only the force's owner can {doing}.")
+            raise NotAllowed("not-owner", f"Only the force's owner can {doing}.")
 
     def get_battle(self) -> Battle:
         return selectors.get_battle(
@@ -246,8 +218,7 @@ class CampaignListView(CampaignApiView):
     def post(self, request: Request) -> Response:
         data = dict(self.body(serializers.NewCampaignSerializer))
         name = data.pop("name")
-        with refusals():
-            campaign = services.create_campaign(organiser=request.user, name=name, **data)
+        campaign = services.create_campaign(organiser=request.user, name=name, **data)
         location = reverse(
             "campaign-api-detail", kwargs={"campaign_id": campaign.pk}, request=request
         )
@@ -297,8 +268,7 @@ class CampaignDetailView(CampaignApiView):
         campaign = self.require_organiser("change the house rules")
         changes = self.body(serializers.HouseRulesChangeSerializer)
         # The one refusal beyond the settings' own checks is about level thresholds.
-        with refusals("/level_thresholds" if "level_thresholds" in changes else ""):
-            services.update_house_rules(campaign=campaign, by=request.user, **changes)
+        services.update_house_rules(campaign=campaign, by=request.user, **changes)
         return self.campaign_answer(campaign.pk)
 
 
@@ -317,8 +287,7 @@ class JoinView(CampaignApiView):
 
     def post(self, request: Request) -> Response:
         token = self.body(serializers.JoinSerializer)["token"]
-        with refusals("/token"):
-            player = services.join_campaign(user=request.user, token=token)
+        player = services.join_campaign(user=request.user, token=token)
         return self.campaign_answer(player.campaign_id)
 
 
@@ -337,8 +306,7 @@ class InviteResetView(CampaignApiView):
 
     def post(self, request: Request, campaign_id: int) -> Response:
         campaign = self.require_organiser("change the invitation link")
-        with refusals():
-            services.reset_invite_token(campaign=campaign, by=request.user)
+        services.reset_invite_token(campaign=campaign, by=request.user)
         return self.campaign_answer(campaign.pk)
 
 
@@ -391,8 +359,7 @@ class ForceListView(CampaignApiView):
             force = roster_selectors.get_force(user=request.user, force_id=force_id)
         except Http404:
             raise _invalid("/force", "You have no force with this id.", "not-found") from None
-        with refusals("/force"):
-            entry = services.enter_force(campaign=campaign, player=request.user, force=force)
+        entry = services.enter_force(campaign=campaign, player=request.user, force=force)
         kwargs = {"campaign_id": campaign.pk, "campaign_force_id": entry.pk}
         location = reverse("campaign-api-force", kwargs=kwargs, request=request)
         return self.force_answer(entry.pk, status=201, Location=location)
@@ -436,8 +403,7 @@ class ForceRetireView(CampaignApiView):
 
     def post(self, request: Request, campaign_id: int, campaign_force_id: int) -> Response:
         cf = self.get_campaign_force()
-        with refusals():
-            services.retire_campaign_force(campaign_force=cf, by=request.user)
+        services.retire_campaign_force(campaign_force=cf, by=request.user)
         return self.force_answer(cf.pk)
 
 
@@ -503,8 +469,7 @@ class AdjustmentView(LedgerWriteView):
         self.require_organiser("adjust Resources")
         cf = self.get_campaign_force()
         data = self.body(serializers.AdjustmentSerializer)
-        with refusals(insufficient="/amount"):
-            entry = services.adjust_resources(campaign_force=cf, by=request.user, **data)
+        entry = services.adjust_resources(campaign_force=cf, by=request.user, **data)
         return self.entry_answer(cf, entry.pk)
 
 
@@ -532,8 +497,7 @@ class SpendView(LedgerWriteView):
         cf = self.get_campaign_force()
         self.require_owner(cf, "spend its Resources")
         data = self.body(serializers.AmountSerializer)
-        with refusals(insufficient="/amount"):
-            entry = services.spend(campaign_force=cf, by=request.user, **data)
+        entry = services.spend(campaign_force=cf, by=request.user, **data)
         return self.entry_answer(cf, entry.pk)
 
 
@@ -602,15 +566,14 @@ class BattleListView(CampaignApiView):
             raise ValidationError({"results": errors})
         by_id = {cf.pk: cf for cf in results}
         winner = by_id[data["winner"]] if data["winner"] is not None else None
-        with refusals():
-            battle = services.record_battle(
-                campaign=campaign,
-                by=request.user,
-                played_on=data["played_on"],
-                scenario=data["scenario"],
-                winner=winner,
-                results=results,
-            )
+        battle = services.record_battle(
+            campaign=campaign,
+            by=request.user,
+            played_on=data["played_on"],
+            scenario=data["scenario"],
+            winner=winner,
+            results=results,
+        )
         kwargs = {"campaign_id": campaign.pk, "battle_id": battle.pk}
         location = reverse("campaign-api-battle", kwargs=kwargs, request=request)
         return self.battle_answer(battle.pk, status=201, Location=location)
@@ -681,8 +644,7 @@ class BattleConfirmView(CampaignApiView):
 
     def post(self, request: Request, campaign_id: int, battle_id: int) -> Response:
         battle = self.get_battle()
-        with refusals():
-            services.confirm_battle(battle=battle, by=request.user)
+        services.confirm_battle(battle=battle, by=request.user)
         return self.battle_answer(battle.pk)
 
 
@@ -709,10 +671,7 @@ class BattleVoidView(CampaignApiView):
     def post(self, request: Request, campaign_id: int, battle_id: int) -> Response:
         battle = self.get_battle()
         reason = self.body(serializers.VoidSerializer)["reason"]
-        # A confirmed battle's one refusal about the body is a missing reason.
-        pointer = "/reason" if battle.status == Battle.Status.CONFIRMED else ""
-        with refusals(pointer, insufficient=""):
-            services.void_battle(battle=battle, by=request.user, reason=reason)
+        services.void_battle(battle=battle, by=request.user, reason=reason)
         return self.battle_answer(battle.pk)
 
 
@@ -872,10 +831,9 @@ class LevelUpView(LevelUpApiView):
         self.require_owner(cf, "take its level-ups")
         data = self.body(serializers.NewLevelUpSerializer)
         index = len(member.level_ups)
-        with refusals(roll_fields=("skill",)):
-            services.take_level_up(
-                campaign_force=cf, by=request.user, member=member, rng=_dice(), **data
-            )
+        services.take_level_up(
+            campaign_force=cf, by=request.user, member=member, rng=_dice(), **data
+        )
         return self.level_up_answer(cf, member, index, status=201)
 
 
@@ -920,14 +878,13 @@ class LevelUpRollView(LevelUpApiView):
             raise NotFound(f"{member.name} has no level-up {level_up_index}; they count from 0.")
         self.require_owner(cf, "take its level-ups")
         data = self.body(serializers.LevelUpRollSerializer)
-        with refusals(roll_fields=("table", "skill")):
-            services.continue_level_up_roll(
-                campaign_force=cf,
-                by=request.user,
-                member=member,
-                slot=f"level_ups/{level_up_index}",
-                rng=_dice(),
-                **data,
-            )
+        services.continue_level_up_roll(
+            campaign_force=cf,
+            by=request.user,
+            member=member,
+            slot=f"level_ups/{level_up_index}",
+            rng=_dice(),
+            **data,
+        )
         status = 201 if data["action"] == "roll" else 200
         return self.level_up_answer(cf, member, level_up_index, status=status)

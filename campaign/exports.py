@@ -36,6 +36,7 @@ from campaign.models import (
     LedgerEntry,
 )
 from campaign.progression import HouseRules, InvalidHouseRules
+from dbd_site.errors import DomainError
 from roster import selectors as roster_selectors
 from roster import services as roster_services
 from roster.documents import MalformedDocument
@@ -267,7 +268,7 @@ def import_campaign(*, data: Any, reuse_users: bool = False) -> Campaign:
         return _import(data, reuse_users=reuse_users)
     except CampaignImportError:
         raise
-    except MalformedDocument as exc:
+    except (MalformedDocument, DomainError) as exc:
         problems = "; ".join(f"{p.pointer}: {p.message}" for p in exc.problems[:5])
         raise CampaignImportError(
             f"A force is not a valid dbd-roster/1 document: {problems}"
@@ -339,7 +340,6 @@ def _import(data: dict[str, Any], *, reuse_users: bool) -> Campaign:
             SkillRoll.objects.filter(pk=made.pk).update(
                 created_at=_datetime(roll["created_at"], "roll created_at")
             )
-        roster_services.refresh_evaluation(force)
         forces.append(
             CampaignForce.objects.create(
                 campaign=campaign,
@@ -443,6 +443,10 @@ def _import(data: dict[str, Any], *, reuse_users: bool) -> Campaign:
         )
         for i, e in enumerate(data["log"])
     )
+    # Each copy evaluated under the campaign's policy (its thresholds; Resources = cost
+    # plus the ledger's balance), now that its ledger is in.
+    for cf in forces:
+        roster_services.refresh(force=cf.force, description="imported")
     # Last, so nothing above moves them: the roster forces' own timestamps.
     for force_pk, entry in timestamps:
         Force.objects.filter(pk=force_pk).update(

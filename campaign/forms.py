@@ -10,8 +10,9 @@ from django.core.exceptions import ValidationError
 from django.utils import timezone
 
 from campaign.progression import LABELS, MAX_SETTING, HouseRules
-
-MAX_PER_MEMBER = 99  # enemies taken Out of Action and objectives, as the services allow
+from campaign.services import MAX_ENEMIES as MAX_PER_MEMBER  # as the services allow
+from campaign.services import MAX_OBJECTIVES  # R14b
+from dbd_site.inputs import is_whole_number
 
 
 class _Form(forms.Form):
@@ -101,7 +102,7 @@ class HouseRulesForm(_Form):
             raise ValidationError("List the XP for each level, starting with 0.")
         numbers = []
         for part in parts:
-            if not part.isdigit():
+            if not is_whole_number(part):
                 raise ValidationError(f"“{part}” is not a whole number of XP.")
             numbers.append(int(part))
         return numbers
@@ -199,7 +200,7 @@ class BattleForm(_Form):
             data["winner_id"] = None
         elif winner == "draw":
             data["winner_id"] = None
-        elif winner.isdigit() and int(winner) in forces:
+        elif is_whole_number(winner) and int(winner) in forces:
             data["winner_id"] = int(winner)
         else:
             self.add_error("winner", "The winner must be one of the forces that took part.")
@@ -228,14 +229,14 @@ class MemberResultForm(_Form):
     objectives = forms.IntegerField(
         label="Objectives",
         min_value=0,
-        max_value=MAX_PER_MEMBER,
+        max_value=MAX_OBJECTIVES,
         initial=0,
         required=False,
-        widget=forms.NumberInput(attrs={"min": 0, "max": MAX_PER_MEMBER, "inputmode": "numeric"}),
+        widget=forms.NumberInput(attrs={"min": 0, "max": MAX_OBJECTIVES, "inputmode": "numeric"}),
         error_messages={
             "invalid": "A whole number, 0 or more.",
             "min_value": "A whole number, 0 or more.",
-            "max_value": f"At most {MAX_PER_MEMBER}.",
+            "max_value": f"At most {MAX_OBJECTIVES}.",
         },
     )
 
@@ -325,7 +326,7 @@ class LevelUpForm(_Form):
         data = super().clean()
         key = data.get("advancement") or ""
         line, _, choice = key.partition(":")
-        data["line"] = int(line) if line.isdigit() else None
+        data["line"] = int(line) if is_whole_number(line) else None
         data["choice"] = choice or None
         data["method"] = data.get("method") or "rolled"
         if key in self.skill_lines and data["method"] == "picked" and not data.get("skill"):

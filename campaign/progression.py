@@ -160,6 +160,12 @@ def level_ups_waiting(xp: int, level_ups_taken: int, rules: HouseRules) -> int:
 # --- Resources (R15) -------------------------------------------------------------------
 
 
+def level_ups_kept(xp: int, level_ups_taken: int, rules: HouseRules) -> int:
+    """R15a: how many of a member's level-ups stay when their XP falls to `xp` (the
+    latest go first)."""
+    return min(level_ups_taken, level_for_xp(xp, rules) - 1)
+
+
 def resources_earned(outcome: str, rules: HouseRules) -> int:
     """R15: the Resources a force earns for one battle's outcome."""
     if outcome == "win":

@@ -891,3 +891,13 @@ def has_pending_battle(*, campaign_force: CampaignForce) -> bool:
     return BattleForce.objects.filter(
         campaign_force=campaign_force, battle__status=Battle.Status.PENDING
     ).exists()
+
+
+def members_who_fought(*, force_id: int) -> frozenset[int]:
+    """Members of the force who took part in a confirmed battle: their creation choices
+    are history (R17a, R18a)."""
+    return frozenset(
+        BattleMemberResult.objects.filter(
+            member__force_id=force_id, battle_force__battle__status=Battle.Status.CONFIRMED
+        ).values_list("member_id", flat=True)
+    )

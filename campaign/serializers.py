@@ -26,6 +26,7 @@ from campaign.models import (
     LedgerEntry,
 )
 from campaign.progression import HouseRules, InvalidHouseRules
+from dbd_site.serializers import StrictSerializer
 from roster.models import Member
 from roster.serializers import AdvancementSerializer, EvaluationSummarySerializer
 
@@ -58,6 +59,51 @@ class StrictIntegerField(serializers.IntegerField):
         return super().to_internal_value(data)
 
 
+@extend_schema_field(
+    {
+        "type": "integer",
+        "minimum": -1_000_000,
+        "maximum": 1_000_000,
+        "not": {"const": 0},
+        "description": "Up or down, not 0; the balance never goes below 0 (R15).",
+    }
+)
+class AdjustmentAmountField(StrictIntegerField):
+    """A whole number of Resources up or down: never 0, as its schema says."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(min_value=-1_000_000, max_value=1_000_000, **kwargs)
+
+    def to_internal_value(self, data: Any) -> int:
+        value = super().to_internal_value(data)
+        if value == 0:
+            raise serializers.ValidationError("An adjustment is not 0.", code="invalid")
+        return value
+
+
+@extend_schema_field(
+    {
+        "type": "array",
+        "items": {"type": "integer", "minimum": 0, "maximum": progression.MAX_SETTING * 10},
+        "prefixItems": [{"const": 0}],
+        "minItems": 1,
+        "maxItems": progression.MAX_LEVELS,
+        "description": (
+            "Total XP for levels 1, 2, ...: starts at 0, strictly increasing "
+            f"(default {list(progression.DEFAULT_RULES.level_thresholds)})."
+        ),
+    }
+)
+class LevelThresholdsField(serializers.ListField):
+    """The XP for each level (R16); the schema says what it can (starts at 0, bounds),
+    the house rules' own check the rest (strictly increasing)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(
+            child=StrictIntegerField(min_value=0), max_length=progression.MAX_LEVELS, **kwargs
+        )
+
+
 class StrictBooleanField(serializers.BooleanField):
     def to_internal_value(self, data: Any) -> bool:
         if not isinstance(data, bool):
@@ -77,7 +123,7 @@ def _number(name: str) -> serializers.IntegerField:
     )
 
 
-class HouseRulesSerializer(serializers.Serializer):
+class HouseRulesSerializer(StrictSerializer):
     """A campaign's settings (R14-R18); every one has the rulings' number as default."""
 
     starting_resources = _number("starting_resources")
@@ -88,14 +134,7 @@ class HouseRulesSerializer(serializers.Serializer):
     xp_per_enemy_out_of_action = _number("xp_per_enemy_out_of_action")
     xp_per_objective = _number("xp_per_objective")
     xp_for_winning_side = _number("xp_for_winning_side")
-    level_thresholds = serializers.ListField(
-        child=StrictIntegerField(min_value=0),
-        max_length=progression.MAX_LEVELS,
-        help_text=(
-            "Total XP for levels 1, 2, ...: starts at 0, strictly increasing "
-            f"(default {list(progression.DEFAULT_RULES.level_thresholds)})."
-        ),
-    )
+    level_thresholds = LevelThresholdsField()
     points_for_win = _number("points_for_win")
     points_for_draw = _number("points_for_draw")
     points_for_loss = _number("points_for_loss")
@@ -184,7 +223,7 @@ class PlayerSerializer(serializers.ModelSerializer):
         return player.user_id == self.context["campaign"].organiser_id
 
 
-class CampaignLinksSerializer(serializers.Serializer):
+class CampaignLinksSerializer(StrictSerializer):
     forces = serializers.URLField()
     battles = serializers.URLField()
     standings = serializers.URLField()
@@ -246,7 +285,7 @@ class CampaignDetailSerializer(CampaignSerializer):
         }
 
 
-class JoinSerializer(serializers.Serializer):
+class JoinSerializer(StrictSerializer):
     token = StrictCharField(max_length=64, help_text="The invitation link's token.")
 
 
@@ -357,7 +396,7 @@ class CampaignForceSerializer(serializers.ModelSerializer):
         return _url("campaign-api-ledger", self.context.get("request"), **self._ids(cf))
 
 
-class EnterForceSerializer(serializers.Serializer):
+class EnterForceSerializer(StrictSerializer):
     force = StrictIntegerField(
         help_text="The id of one of your own (freeform) forces in the roster API; the "
         "campaign takes its own copy."
@@ -393,22 +432,13 @@ class LedgerEntrySerializer(serializers.ModelSerializer):
         return _username(entry.created_by)
 
 
-class AmountSerializer(serializers.Serializer):
+class AmountSerializer(StrictSerializer):
     amount = StrictIntegerField(min_value=1, max_value=1_000_000)
     reason = StrictCharField(max_length=200, help_text="Shown in the ledger and the log.")
 
 
 class AdjustmentSerializer(AmountSerializer):
-    amount = StrictIntegerField(
-        min_value=-1_000_000,
-        max_value=1_000_000,
-        help_text="Up or down, not 0; the balance never goes below 0 (R15).",
-    )
-
-    def validate_amount(self, value: int) -> int:
-        if value == 0:
-            raise serializers.ValidationError("An adjustment is not 0.", code="invalid")
-        return value
+    amount = AdjustmentAmountField()
 
 
 # --- battles (R14) ---------------------------------------------------------------------------
@@ -519,15 +549,15 @@ class BattleSerializer(serializers.ModelSerializer):
         return bool(may_confirm and may_confirm(battle))
 
 
-class NewMemberResultSerializer(serializers.Serializer):
+class NewMemberResultSerializer(StrictSerializer):
     member = StrictIntegerField(help_text="The member's id (see the campaign's forces).")
     unconscious = StrictBooleanField(default=False)
     out_of_action = StrictBooleanField(default=False)
     enemies_out_of_action = StrictIntegerField(min_value=0, max_value=99, default=0)
-    objectives = StrictIntegerField(min_value=0, max_value=99, default=0)
+    objectives = StrictIntegerField(min_value=0, max_value=10, default=0)
 
 
-class NewBattleForceSerializer(serializers.Serializer):
+class NewBattleForceSerializer(StrictSerializer):
     force = StrictIntegerField(help_text="The campaign force's id.")
     members = NewMemberResultSerializer(
         many=True, min_length=1, help_text="Every member who took part."
@@ -538,7 +568,7 @@ def _error(message: str, code: str) -> list[serializers.ErrorDetail]:
     return [serializers.ErrorDetail(message, code)]
 
 
-class NewBattleSerializer(serializers.Serializer):
+class NewBattleSerializer(StrictSerializer):
     played_on = serializers.DateField()
     scenario = StrictCharField(max_length=100)
     winner = StrictIntegerField(
@@ -577,8 +607,17 @@ class NewBattleSerializer(serializers.Serializer):
 class BattleStatusFilterSerializer(serializers.Serializer):
     status = serializers.ChoiceField(choices=Battle.Status.choices, required=False)
 
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        # DRF reads an empty query value as "not sent"; the schema (an enum) says it is
+        # not a status, so `?status=` is refused rather than ignored.
+        if self.initial_data.get("status", None) == "":
+            raise serializers.ValidationError(
+                {"status": ["Choose confirmed, pending or void, or leave status out."]}
+            )
+        return attrs
 
-class VoidSerializer(serializers.Serializer):
+
+class VoidSerializer(StrictSerializer):
     reason = StrictCharField(
         max_length=200,
         allow_blank=True,
@@ -590,7 +629,7 @@ class VoidSerializer(serializers.Serializer):
 # --- standings, level-ups, log ---------------------------------------------------------------
 
 
-class StandingSerializer(serializers.Serializer):
+class StandingSerializer(StrictSerializer):
     force = serializers.IntegerField(source="campaign_force.pk")
     name = serializers.CharField()
     player = serializers.CharField()
@@ -604,7 +643,7 @@ class StandingSerializer(serializers.Serializer):
     retired = serializers.BooleanField()
 
 
-class LevelUpWaitingSerializer(serializers.Serializer):
+class LevelUpWaitingSerializer(StrictSerializer):
     force = serializers.IntegerField(source="campaign_force.pk")
     force_name = serializers.CharField(source="campaign_force.force.name")
     player = serializers.CharField(source="campaign_force.player.get_username")
@@ -633,7 +672,7 @@ class EventSerializer(serializers.ModelSerializer):
 # --- level-ups (R17) -------------------------------------------------------------------------
 
 
-class NewLevelUpSerializer(serializers.Serializer):
+class NewLevelUpSerializer(StrictSerializer):
     line = StrictIntegerField(min_value=1, help_text="The line of the society table.")
     choice = StrictCharField(
         required=False, max_length=10, help_text="On an 'or' statistic line: which statistic."
@@ -646,7 +685,7 @@ class NewLevelUpSerializer(serializers.Serializer):
     skill = StrictCharField(required=False, max_length=100, help_text="`<category>/<slug>`.")
 
 
-class LevelUpRollSerializer(serializers.Serializer):
+class LevelUpRollSerializer(StrictSerializer):
     action = serializers.ChoiceField(
         choices=["roll", "free-pick", "pick"],
         help_text=(
@@ -659,7 +698,7 @@ class LevelUpRollSerializer(serializers.Serializer):
     skill = StrictCharField(required=False, max_length=100)
 
 
-class SkillRollSummarySerializer(serializers.Serializer):
+class SkillRollSummarySerializer(StrictSerializer):
     table = serializers.CharField()
     dice = serializers.ListField(child=serializers.IntegerField())
     outcome = serializers.CharField()
@@ -667,7 +706,7 @@ class SkillRollSummarySerializer(serializers.Serializer):
     choices = serializers.ListField(child=serializers.CharField())
 
 
-class LevelUpResultSerializer(serializers.Serializer):
+class LevelUpResultSerializer(StrictSerializer):
     """Describes the answer: the level-up as the member now holds it."""
 
     slot = serializers.CharField(help_text="`level_ups/<k>`.")

@@ -1,27 +1,32 @@
 """Writes to campaigns. Every function checks who may do it, keeps the house rules
 (R14-R18), runs in one transaction and writes a `CampaignEvent` for the campaign log.
 
-Resources and the engine (R11, R15, R18): a campaign force's `Force.resources` is
-kept equal to its engine total cost plus its ledger balance, so the engine's
-over-budget check means "the balance is not below 0", and discarding equipment
-(no refund, R18) lowers the cost without raising the balance. (The one exception:
-a force that costs nothing and has nothing left shows 1 Resource, because a roster
-document needs at least 1; the ledger, not the engine, is what every spend checks.)
+Campaign copies of forces are written only through the roster's write path
+(`roster.services`), judged by the campaign's policy (`campaign.policy`): the
+between-battles rules and their ledger entries live there. The functions here keep the
+campaign's own records (players, battles, the ledger) and ask the roster's write path
+for the force changes a battle brings (XP, R16) or takes back (R15a).
 
-Locks: a battle row is locked before campaign force rows, and campaign force rows
-in id order, so concurrent calls queue instead of deadlocking. Balances are read
-only under the campaign force's row lock: no lost update, no overdraft.
+Resources (R11, R15): a campaign copy's `Force.resources` is its engine cost plus its
+ledger balance, so the engine's over-budget check means "the balance is below 0".
+
+Locks: a battle row is locked before campaign force rows, campaign force rows in id
+order, and a campaign force row before its force row (the write path takes them in that
+order too), so concurrent calls queue instead of deadlocking. Balances are read only
+under the campaign force's row lock: no lost update, no overdraft.
+
+Refusals raise `dbd_site.errors` kinds with stable codes.
 """
 
 import random
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import date
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
-from django.db.models import F, Sum
+from django.db.models import Sum
 from django.utils import timezone
 
 from campaign import progression
@@ -37,46 +42,53 @@ from campaign.models import (
     new_invite_token,
 )
 from campaign.progression import HouseRules, InvalidHouseRules
+from dbd_site.errors import Conflict, Invalid, NotAllowed, NotFound, Problem, declare_codes
+from dbd_site.inputs import is_whole_number
 from roster import engine
 from roster import selectors as roster_selectors
 from roster import services as roster_services
-from roster.documents import MalformedDocument
 from roster.models import Force, Member
+from roster.policy import Proposal
 from rules.loader import get_catalogue
 
-# R10: the engine codes a change between battles may never leave behind (R18).
-R10_CODES = frozenset({"force-size", "too-many-mentors", "duplicate-name"})
-# Member columns fixed once a force is in a campaign: its creation choices, and XP,
-# which only battles change (R16). Renaming and everything bought later stay free.
-_FROZEN_MEMBER_FIELDS = (
-    "role",
-    "society",
-    "society_choice",
-    "base_me",
-    "base_ra",
-    "base_ca",
-    "base_df",
-    "free_advancements",
-    "xp",
+CODES = declare_codes(
+    {
+        "not-organiser": "Only the campaign's organiser can do this.",
+        "required": "This field is required.",
+        "too-long": "A text longer than allowed.",
+        "invalid-house-rules": "House rules that cannot be played (R14-R18).",
+        "invalid-invite": "The invitation link is not valid (it may have been replaced).",
+        "not-a-player": "Join the campaign first.",
+        "already-in-campaign": "The force, or the player, is in this campaign already.",
+        "force-not-ready": "The force must be legal and new to campaigns to enter (R10, R11, "
+        "R16).",
+        "not-a-whole-number": "A whole number is needed here.",
+        "battle-in-future": "A battle is recorded after it is played.",
+        "battle-forces": "A battle has two or more different forces of this campaign.",
+        "force-illegal": "A force must be legal to battle.",
+        "not-in-battle": "Only a player whose force took part, or the organiser, does this.",
+        "winner-not-in-battle": "The winner is one of the battle's forces.",
+        "member-not-in-force": "A result names only members of its own force (R14b).",
+        "listed-twice": "A member or force is listed twice.",
+        "out-of-action-credit": "Enemies taken Out of Action credited to one force add up to "
+        "at most the other forces' members marked Out of Action (R14b).",
+        "objectives-range": "Objectives are 0 to 10 per member (R14b).",
+        "enemies-range": "Enemies taken Out of Action are 0 to 99 per member.",
+        "took-part-required": "Name at least one member of each force who took part.",
+        "battle-not-pending": "The battle is already confirmed or void.",
+        "own-battle": "Nobody confirms a battle alone: an opponent, or an organiser who "
+        "neither recorded it nor plays in it, confirms (R14a).",
+        "void-overdraws": "Voiding would take a balance below 0 (R15, R15a).",
+        "no-level-up-waiting": "The member has no level-up waiting (R17).",
+        "no-such-level-up": "The member has no level-up there.",
+        "unknown-line": "No such line on the member's society table.",
+        "unknown-action": "An action this endpoint does not take.",
+    }
 )
 
-
-class CampaignError(ValueError):
-    """Something the campaign's rules do not allow; the message says why, in plain words."""
-
-
-class NotAllowed(CampaignError):
-    """The user may not do this in this campaign."""
-
-
-class InsufficientResources(CampaignError):
-    """The ledger balance cannot cover a spend (R15: it never goes below 0)."""
-
-
-class HouseRulesError(CampaignError):
-    def __init__(self, problems: list[str]) -> None:
-        super().__init__(" ".join(problems))
-        self.problems = problems
+# The most objectives one member scores in a battle (R14b).
+MAX_OBJECTIVES = 10
+MAX_ENEMIES = 99
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,16 +100,6 @@ class MemberOutcome:
     out_of_action: bool = False
     enemies_out_of_action: int = 0
     objectives: int = 0
-
-
-@dataclass(frozen=True, slots=True)
-class ChangeResult:
-    """What a between-battles change did: its callable's value and what it cost."""
-
-    value: Any
-    cost_before: int
-    cost_after: int
-    spent: int
 
 
 # --- helpers ---------------------------------------------------------------------------
@@ -125,19 +127,25 @@ def _is_player(campaign: Campaign, user: AbstractBaseUser) -> bool:
 
 def _require_organiser(campaign: Campaign, by: AbstractBaseUser, doing: str) -> None:
     if campaign.organiser_id != by.pk:
-        raise NotAllowed(f"Only the organiser can {doing}.")
+        raise NotAllowed("not-organiser", f"Only the organiser can {doing}.")
 
 
-def _clean_text(value: str, what: str, max_length: int) -> str:
+def _clean_text(value: str, what: str, max_length: int, at: str) -> str:
     value = (value or "").strip()
     if not value:
-        raise CampaignError(f"{what} is required.")
+        raise Invalid("required", f"{what} is required.", pointer=at)
     if len(value) > max_length:
-        raise CampaignError(f"{what} is at most {max_length} characters.")
+        raise Invalid("too-long", f"{what} is at most {max_length} characters.", pointer=at)
     return value
 
 
-def _lock(campaign_force: CampaignForce) -> CampaignForce:
+def _whole(value: Any, at: str, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise Invalid("not-a-whole-number", f"{what} is a whole number.", pointer=at)
+    return value
+
+
+def lock_campaign_force(campaign_force: CampaignForce) -> CampaignForce:
     """The campaign force row, locked until the transaction ends."""
     return (
         CampaignForce.objects.select_for_update(of=("self",))
@@ -158,7 +166,8 @@ def _lock_all(campaign_forces: Iterable[CampaignForce]) -> list[CampaignForce]:
     return [locked[pk] for pk in ids]
 
 
-def _balance(campaign_force: CampaignForce) -> int:
+def balance_of(campaign_force: CampaignForce) -> int:
+    """The ledger's sum (R15); read under the campaign force's row lock when it matters."""
     total = LedgerEntry.objects.filter(campaign_force=campaign_force).aggregate(
         total=Sum("amount")
     )["total"]
@@ -187,42 +196,7 @@ def _entry(
     )
 
 
-def _cost(force: Force) -> int:
-    """The engine's total cost of the force as stored now (refreshing its evaluation)."""
-    roster_services.refresh_evaluation(force)
-    return int(force.evaluation["total_cost"])
-
-
-def _sync_resources(campaign_force: CampaignForce, *, cost: int | None = None) -> Force:
-    """Set `Force.resources` to cost + balance (at least 1: a document needs 1).
-
-    `cost` is the force's engine cost when the caller has just refreshed it.
-    """
-    force = Force.objects.get(pk=campaign_force.force_id)
-    if cost is None:
-        cost = _cost(force)
-    target = max(1, cost + _balance(campaign_force))
-    if force.resources != target:
-        force.resources = target
-        force.save(update_fields=["resources", "updated_at"])
-        roster_services.refresh_evaluation(force)
-    campaign_force.force = force
-    return force
-
-
-def _debit(
-    campaign_force: CampaignForce, amount: int, reason: str, by: AbstractBaseUser
-) -> LedgerEntry:
-    """A purchase entry; the caller holds the row lock. R15: never below 0."""
-    balance = _balance(campaign_force)
-    if amount > balance:
-        raise InsufficientResources(
-            f"{campaign_force.force.name} has {balance} Resources; this needs {amount}."
-        )
-    return _entry(campaign_force, -amount, LedgerEntry.Kind.PURCHASE, reason, by)
-
-
-def _has_pending_battle(campaign_force: CampaignForce) -> bool:
+def has_pending_battle(campaign_force: CampaignForce) -> bool:
     return BattleForce.objects.filter(
         campaign_force=campaign_force, battle__status=Battle.Status.PENDING
     ).exists()
@@ -230,7 +204,51 @@ def _has_pending_battle(campaign_force: CampaignForce) -> bool:
 
 def _require_active(campaign_force: CampaignForce) -> None:
     if campaign_force.retired_at is not None:
-        raise CampaignError(f"{campaign_force.force.name} has retired from the campaign.")
+        raise Conflict(
+            "force-retired", f"{campaign_force.force.name} has retired from the campaign."
+        )
+
+
+def _resync(campaign_force: CampaignForce, description: str = "") -> Force:
+    """Evaluate the copy again through the write path: its Resources follow the ledger
+    (cost + balance) and its levels the campaign's thresholds."""
+    return roster_services.refresh(force=campaign_force.force, description=description)
+
+
+def record_change(campaign_force: CampaignForce, proposal: Proposal, debits: Sequence) -> None:
+    """The policy's settlement after a write to a campaign copy: one ledger entry per
+    purchase (R17a) and a line in the log for what the owner did."""
+    command = proposal.command
+    for debit in debits:
+        _entry(
+            campaign_force,
+            -debit.amount,
+            LedgerEntry.Kind.PURCHASE,
+            debit.reason,
+            command.actor,
+        )
+    if command.actor is None:
+        return  # the campaign's own bookkeeping logs itself
+    spent = sum(d.amount for d in debits)
+    kind = (
+        CampaignEvent.Kind.LEVEL_UP
+        if command.kind == "take-level-up" or (command.slot or "").startswith("level_ups/")
+        else CampaignEvent.Kind.FORCE_CHANGED
+    )
+    what = command.description or command.kind.replace("-", " ")
+    message = f"{_name(command.actor)} changed {proposal.force.name}: {what}"
+    if spent:
+        message += f" ({spent} Resources)"
+    _log(
+        campaign_force.campaign,
+        command.actor,
+        kind,
+        message + ".",
+        campaign_force=campaign_force.pk,
+        cost_before=int(proposal.before.get("total_cost", 0)),
+        cost_after=proposal.after.total_cost,
+        spent=spent,
+    )
 
 
 def _document_evaluation(force: Force, resources: int, rules: HouseRules) -> engine.Evaluation:
@@ -255,11 +273,18 @@ def _with_members(force_id: int) -> Force:
 def _house_rules(values: Mapping[str, Any], base: HouseRules | None = None) -> HouseRules:
     unknown = sorted(set(values) - set(progression.LABELS))
     if unknown:
-        raise HouseRulesError([f"'{name}' is not a house rule." for name in unknown])
+        raise Invalid.of(
+            [
+                Problem(f"/{name}", "unknown-key", f"'{name}' is not a house rule.")
+                for name in unknown
+            ]
+        )
     try:
         return replace(base or HouseRules(), **values)
     except InvalidHouseRules as exc:
-        raise HouseRulesError(exc.problems) from exc
+        raise Invalid.of(
+            [Problem("", "invalid-house-rules", problem) for problem in exc.problems]
+        ) from exc
 
 
 def _store_rules(campaign: Campaign, rules: HouseRules) -> None:
@@ -270,7 +295,7 @@ def _store_rules(campaign: Campaign, rules: HouseRules) -> None:
 @transaction.atomic
 def create_campaign(*, organiser: AbstractBaseUser, name: str, **house_rules: Any) -> Campaign:
     """A new campaign; the organiser is its first player. House rules default to R14-R18."""
-    name = _clean_text(name, "A campaign name", 100)
+    name = _clean_text(name, "A campaign name", 100, "/name")
     rules = _house_rules(house_rules)
     campaign = Campaign(name=name, organiser=organiser)
     _store_rules(campaign, rules)
@@ -308,10 +333,12 @@ def update_house_rules(*, campaign: Campaign, by: AbstractBaseUser, **values: An
             if len(m.level_ups) > progression.level_for_xp(m.xp, after) - 1
         ]
         if over:
-            raise CampaignError(
+            raise Invalid(
+                "invalid-house-rules",
                 "With these thresholds some members would have more level-ups than levels: "
                 + ", ".join(over)
-                + "."
+                + ".",
+                pointer="/level_thresholds",
             )
     changes = {
         name: [old, after.as_dict()[name]]
@@ -326,9 +353,9 @@ def update_house_rules(*, campaign: Campaign, by: AbstractBaseUser, **values: An
     if after.level_thresholds != before.level_thresholds:
         # R16: levels, and the level-ups still to take, follow the new thresholds; the
         # stored evaluations (pages, API, standings) must say so now, not at each force's
-        # next change (`_sync_resources` re-evaluates, and keeps R11's Resources in step).
-        for entry in campaign.forces.all():
-            _sync_resources(entry)
+        # next change (the write path re-evaluates, and keeps R11's Resources in step).
+        for entry in campaign.forces.select_related("force"):
+            _resync(entry, "new level thresholds")
     described = "; ".join(
         f"{progression.LABELS[name]} {old} -> {new}" for name, (old, new) in changes.items()
     )
@@ -362,7 +389,9 @@ def join_campaign(*, user: AbstractBaseUser, token: str) -> CampaignPlayer:
     """Join through the invitation link; joining twice changes nothing."""
     campaign = Campaign.objects.filter(invite_token=token).first() if token else None
     if campaign is None:
-        raise CampaignError("This invitation link is not valid (it may have been replaced).")
+        raise NotFound(
+            "invalid-invite", "This invitation link is not valid (it may have been replaced)."
+        )
     player, created = CampaignPlayer.objects.get_or_create(campaign=campaign, user=user)
     if created:
         _log(
@@ -372,6 +401,9 @@ def join_campaign(*, user: AbstractBaseUser, token: str) -> CampaignPlayer:
             f"{_name(user)} joined the campaign.",
         )
     return player
+
+
+# --- forces --------------------------------------------------------------------------------
 
 
 # --- forces --------------------------------------------------------------------------------
@@ -387,34 +419,41 @@ def enter_force(*, campaign: Campaign, player: AbstractBaseUser, force: Force) -
     """
     campaign = Campaign.objects.select_for_update().get(pk=campaign.pk)
     if not _is_player(campaign, player):
-        raise NotAllowed("Join the campaign before entering a force.")
+        raise NotAllowed("not-a-player", "Join the campaign before entering a force.")
     if force.owner_id != player.pk:
-        raise NotAllowed("You can only enter a force you own.")
+        raise NotAllowed("not-owner", "You can only enter a force you own.")
     if CampaignForce.objects.filter(force_id=force.pk).exists():
-        raise CampaignError(
-            "This force is already a campaign force; enter your own freeform force."
+        raise Invalid(
+            "already-in-campaign",
+            "This force is already a campaign force; enter your own freeform force.",
+            pointer="/force",
         )
     if CampaignForce.objects.filter(
         campaign=campaign, player=player, retired_at__isnull=True
     ).exists():
-        raise CampaignError(
-            "You already have a force in this campaign; retire it before entering another."
+        raise Conflict(
+            "already-in-campaign",
+            "You already have a force in this campaign; retire it before entering another.",
         )
     rules = campaign.house_rules
     original = _with_members(force.pk)
     experienced = [m.name for m in original.members.all() if m.xp or m.level_ups]
     if experienced:
-        raise CampaignError(
+        raise Invalid(
+            "force-not-ready",
             "A force enters a campaign with no XP and no level-ups (R16); "
-            f"remove them from: {', '.join(experienced)}."
+            f"remove them from: {', '.join(experienced)}.",
+            pointer="/force",
         )
     evaluation = _document_evaluation(original, rules.starting_resources, rules)
     if not evaluation.valid:
         problems = [p.message for p in (*evaluation.malformed, *evaluation.errors)]
-        raise CampaignError(
+        raise Invalid(
+            "force-not-ready",
             f"The force must be legal with {rules.starting_resources} starting Resources "
             f"(R10, R11): {' '.join(problems[:5])}"
-            + (f" (and {len(problems) - 5} more)" if len(problems) > 5 else "")
+            + (f" (and {len(problems) - 5} more)" if len(problems) > 5 else ""),
+            pointer="/force",
         )
     copy = roster_services.duplicate_force(force=original, owner=player, name=original.name)
     entry = CampaignForce.objects.create(
@@ -430,7 +469,7 @@ def enter_force(*, campaign: Campaign, player: AbstractBaseUser, force: Force) -
     cost = evaluation.total_cost
     if cost > 0:
         _entry(entry, -cost, LedgerEntry.Kind.PURCHASE, "Initial roster", player)
-    _sync_resources(entry)
+    _resync(entry, "entered the campaign")
     _log(
         campaign,
         player,
@@ -446,13 +485,14 @@ def enter_force(*, campaign: Campaign, player: AbstractBaseUser, force: Force) -
 @transaction.atomic
 def retire_campaign_force(*, campaign_force: CampaignForce, by: AbstractBaseUser) -> CampaignForce:
     """The owner or the organiser retires a force; its record and ledger stay."""
-    cf = _lock(campaign_force)
+    cf = lock_campaign_force(campaign_force)
     if by.pk not in (cf.player_id, cf.campaign.organiser_id):
-        raise NotAllowed("Only the force's owner or the organiser can retire it.")
+        raise NotAllowed("not-owner", "Only the force's owner or the organiser can retire it.")
     _require_active(cf)
-    if _has_pending_battle(cf):
-        raise CampaignError(
-            f"{cf.force.name} has a battle waiting for confirmation; settle it first."
+    if has_pending_battle(cf):
+        raise Conflict(
+            "battle-pending",
+            f"{cf.force.name} has a battle waiting for confirmation; settle it first.",
         )
     cf.retired_at = timezone.now()
     cf.save(update_fields=["retired_at"])
@@ -473,16 +513,28 @@ def retire_campaign_force(*, campaign_force: CampaignForce, by: AbstractBaseUser
 def spend(
     *, campaign_force: CampaignForce, amount: int, reason: str, by: AbstractBaseUser
 ) -> LedgerEntry:
-    """The owner spends Resources; refused (InsufficientResources) beyond the balance."""
-    reason = _clean_text(reason, "A reason", 200)
-    if isinstance(amount, bool) or not isinstance(amount, int) or amount <= 0:
-        raise CampaignError("A spend is a whole number of Resources, 1 or more.")
-    cf = _lock(campaign_force)
+    """The owner spends Resources on something the roster does not hold; refused beyond
+    the balance (R15)."""
+    reason = _clean_text(reason, "A reason", 200, "/reason")
+    if _whole(amount, "/amount", "A spend") <= 0:
+        raise Invalid(
+            "not-a-whole-number",
+            "A spend is a whole number of Resources, 1 or more.",
+            pointer="/amount",
+        )
+    cf = lock_campaign_force(campaign_force)
     if by.pk != cf.player_id:
-        raise NotAllowed("Only the force's owner can spend its Resources.")
+        raise NotAllowed("not-owner", "Only the force's owner can spend its Resources.")
     _require_active(cf)
-    entry = _debit(cf, amount, reason, by)
-    _sync_resources(cf)
+    balance = balance_of(cf)
+    if amount > balance:
+        raise Invalid(
+            "insufficient-resources",
+            f"{cf.force.name} has {balance} Resources; this needs {amount}.",
+            pointer="/amount",
+        )
+    entry = _entry(cf, -amount, LedgerEntry.Kind.PURCHASE, reason, by)
+    _resync(cf)
     _log(
         cf.campaign,
         by,
@@ -499,18 +551,24 @@ def adjust_resources(
     *, campaign_force: CampaignForce, amount: int, reason: str, by: AbstractBaseUser
 ) -> LedgerEntry:
     """The organiser corrects a balance up or down, with a reason; never below 0 (R15)."""
-    reason = _clean_text(reason, "A reason", 200)
-    if isinstance(amount, bool) or not isinstance(amount, int) or amount == 0:
-        raise CampaignError("An adjustment is a whole number of Resources, not 0.")
-    cf = _lock(campaign_force)
+    reason = _clean_text(reason, "A reason", 200, "/reason")
+    if _whole(amount, "/amount", "An adjustment") == 0:
+        raise Invalid(
+            "not-a-whole-number",
+            "An adjustment is a whole number of Resources, not 0.",
+            pointer="/amount",
+        )
+    cf = lock_campaign_force(campaign_force)
     _require_organiser(cf.campaign, by, "adjust Resources")
-    balance = _balance(cf)
+    balance = balance_of(cf)
     if balance + amount < 0:
-        raise InsufficientResources(
-            f"{cf.force.name} has {balance} Resources; it cannot go below 0 (R15)."
+        raise Invalid(
+            "insufficient-resources",
+            f"{cf.force.name} has {balance} Resources; it cannot go below 0 (R15).",
+            pointer="/amount",
         )
     entry = _entry(cf, amount, LedgerEntry.Kind.ADJUSTMENT, reason, by)
-    _sync_resources(cf)
+    _resync(cf)
     _log(
         cf.campaign,
         by,
@@ -522,188 +580,14 @@ def adjust_resources(
     return entry
 
 
-# --- changes between battles (R17, R18) ---------------------------------------------------
-
-
-def _member_snapshot(force_id: int) -> dict[int, dict[str, Any]]:
-    fought = set(
-        BattleMemberResult.objects.filter(
-            member__force_id=force_id, battle_force__battle__status=Battle.Status.CONFIRMED
-        ).values_list("member_id", flat=True)
-    )
-    snapshot = {}
-    for m in Member.objects.filter(force_id=force_id):
-        values = {name: getattr(m, name) for name in _FROZEN_MEMBER_FIELDS}
-        values["creation_purchases"] = [p for p in m.purchases if not p.get("between_battles")]
-        values["level_ups"] = list(m.level_ups)
-        values["name"] = m.name
-        values["fought"] = m.pk in fought
-        snapshot[m.pk] = values
-    return snapshot
-
-
-def _check_member_changes(
-    before: dict[int, dict[str, Any]],
-    after: dict[int, dict[str, Any]],
-    rules: HouseRules,
-    *,
-    level_up_slot: tuple[int, int] | None = None,
-) -> None:
-    """Refuse changes that rewrite history: creation choices, XP, taken level-ups."""
-    for pk, now in after.items():
-        was = before.get(pk)
-        # Until a member has fought in a confirmed battle they are still being recruited
-        # (R18) and may be rebuilt, costs charged as usual; after that their creation
-        # choices are history. A recruit starts at the beginning: no XP, no level-ups.
-        if was is None or not was["fought"]:
-            if now["xp"] or now["level_ups"]:
-                raise CampaignError(
-                    f"{now['name']} is a new recruit: XP comes from battles (R16) and "
-                    "level-ups from levels (R17), so both start empty."
-                )
-            continue
-        frozen = [
-            name
-            for name in (*_FROZEN_MEMBER_FIELDS, "creation_purchases")
-            if was[name] != now[name]
-        ]
-        if frozen:
-            if "xp" in frozen:
-                raise CampaignError(f"{now['name']}'s XP changes only through battles (R16).")
-            raise CampaignError(
-                f"{now['name']} is in a campaign: their creation choices are fixed. Buy "
-                "advancements between battles instead (purchases marked between_battles, "
-                "R17)."
-            )
-        was_ups, now_ups = was["level_ups"], now["level_ups"]
-        if was_ups == now_ups:
-            continue
-        if level_up_slot is not None and level_up_slot[0] == pk:
-            # take_level_up adds the slot; continue_level_up_roll changes it; nothing else.
-            i = level_up_slot[1]
-            same_elsewhere = was_ups[:i] + was_ups[i + 1 :] == now_ups[:i] + now_ups[i + 1 :]
-            if i < len(now_ups) and len(now_ups) - len(was_ups) in (0, 1) and same_elsewhere:
-                continue
-        # Level-ups may be taken away, from the end, only while the member has more than
-        # their level allows (after a void or a threshold change).
-        allowed = progression.level_for_xp(now["xp"], rules) - 1
-        trimmed = now_ups == was_ups[: len(now_ups)]
-        if not (trimmed and len(was_ups) > allowed and len(now_ups) >= allowed):
-            raise CampaignError(
-                f"{now['name']}'s level-ups are taken with a level-up (R17), one per level "
-                "gained; only extra ones may be removed."
-            )
-
-
-def _stored_errors(force: Force) -> set[tuple[str, str, str]]:
-    """The force's errors as last stored: a campaign copy is evaluated with its campaign's
-    level thresholds (R16, roster.selectors.level_thresholds_for), so these are the
-    campaign's view; `_cost` has just refreshed them."""
-    return {(p["pointer"], p["code"], p["message"]) for p in force.evaluation["errors"]}
-
-
-def _edit(
-    *,
-    campaign_force: CampaignForce,
-    by: AbstractBaseUser,
-    change: Callable[[], Any],
-    description: str,
-    charge: bool,
-    level_up_slot: tuple[int, int] | None = None,
-    kind: str = CampaignEvent.Kind.FORCE_CHANGED,
-) -> ChangeResult:
-    cf = _lock(campaign_force)
-    if by.pk != cf.player_id:
-        raise NotAllowed("Only the force's owner can change a campaign force.")
-    _require_active(cf)
-    if _has_pending_battle(cf):
-        raise CampaignError(
-            f"{cf.force.name} has a battle waiting for confirmation; changes wait until "
-            "it is confirmed or voided."
-        )
-    rules = cf.campaign.house_rules
-    force = Force.objects.get(pk=cf.force_id)
-    cost_before = _cost(force)
-    errors_before = _stored_errors(force)
-    members_before = _member_snapshot(force.pk)
-    try:
-        value = change()
-    except (MalformedDocument, roster_services.RollRefused) as exc:
-        raise CampaignError(str(exc) or "That change is not a valid roster change.") from exc
-    members_after = _member_snapshot(force.pk)
-    _check_member_changes(members_before, members_after, rules, level_up_slot=level_up_slot)
-    cost_after = _cost(force)
-    r10 = [p["message"] for p in force.evaluation["errors"] if p["code"] in R10_CODES]
-    if r10:
-        raise CampaignError(f"A campaign force stays legal under R10 (R18): {' '.join(r10)}")
-    if level_up_slot is not None:
-        # A level-up must itself be legal (under the campaign's thresholds); a roll still
-        # open (no skill yet) is finished with continue_level_up_roll.
-        pk, index = level_up_slot
-        at = f"/members/{_member_index(force.pk, pk)}/level_ups/{index}"
-        new = _stored_errors(force) - errors_before
-        bad = [
-            message
-            for pointer, code, message in new
-            if not (code == "skill-required" and pointer.startswith(at))
-        ]
-        if bad:
-            raise CampaignError(f"That level-up is not allowed: {' '.join(sorted(bad))}")
-    spent = 0
-    increase = cost_after - cost_before
-    if charge and increase > 0:
-        _debit(cf, increase, description, by)
-        spent = increase
-    _sync_resources(cf, cost=cost_after)
-    # No refund for a cost decrease (R18).
-    message = f"{_name(by)} changed {force.name}: {description}"
-    if spent:
-        message += f" ({spent} Resources)"
-    _log(
-        cf.campaign,
-        by,
-        kind,
-        message + ".",
-        campaign_force=cf.pk,
-        cost_before=cost_before,
-        cost_after=cost_after,
-        spent=spent,
-    )
-    return ChangeResult(value=value, cost_before=cost_before, cost_after=cost_after, spent=spent)
-
-
-def _member_index(force_id: int, member_pk: int) -> int:
-    ids = list(Member.objects.filter(force_id=force_id).values_list("pk", flat=True))
-    return ids.index(member_pk)
-
-
-@transaction.atomic
-def change_campaign_force(
-    *,
-    campaign_force: CampaignForce,
-    by: AbstractBaseUser,
-    change: Callable[[], Any],
-    description: str = "a change between battles",
-) -> ChangeResult:
-    """Run a roster change (e.g. `roster.services.update_member`) as a between-battles
-    change of a campaign force (R17, R18), in one transaction with the force locked.
-
-    Only the owner, only while no battle of the force is pending. A cost increase is
-    spent from the ledger (InsufficientResources rolls everything back, the roster
-    change included); a decrease gives no refund (R18). Refused if the force breaks
-    R10, if a member's creation choices or XP change, or if a recruit brings XP or
-    level-ups. Level-ups have their own services (`take_level_up`).
-    """
-    return _edit(
-        campaign_force=campaign_force, by=by, change=change, description=description, charge=True
-    )
+# --- level-ups (R16, R17) -------------------------------------------------------------------
 
 
 def _member_of(campaign_force: CampaignForce, member: Member) -> Member:
     try:
         return Member.objects.get(pk=member.pk, force_id=campaign_force.force_id)
     except Member.DoesNotExist as exc:
-        raise CampaignError(f"{member.name} is not in this force.") from exc
+        raise NotFound("no-such-member", f"{member.name} is not in this force.") from exc
 
 
 @transaction.atomic
@@ -724,49 +608,41 @@ def take_level_up(
     server (`method="rolled"`, the roll stored like a creation roll, R5) or picked
     (`method="picked"`, `skill`, -2 FR). After a roll that needs a decision (a natural
     12 or a free pick) use `continue_level_up_roll`. A level-up is free: if it raises
-    a statistic that prices equipment, the new price is not charged.
+    a statistic that prices equipment, the new price is not charged (R17a).
     """
     current = _member_of(campaign_force, member)
     rules = campaign_force.campaign.house_rules
     if progression.level_ups_waiting(current.xp, len(current.level_ups), rules) < 1:
         level = progression.level_for_xp(current.xp, rules)
-        raise CampaignError(f"{current.name} has no level-up waiting (level {level}).")
-    if method not in ("rolled", "picked"):
-        raise CampaignError("A skill is rolled or picked (R5).")
-    index = len(current.level_ups)
-    slot = f"level_ups/{index}"
-
-    def change() -> Member:
-        fresh = Member.objects.get(pk=current.pk)
-        society = get_catalogue().societies.get(fresh.society)
-        table_line = society.lines.get(line) if society else None
-        if table_line is None:
-            raise CampaignError(f"Line {line} is not on {fresh.name}'s society table.")
-        advancement: dict[str, Any] = {"line": line}
-        if table_line.kind == "statistic":
-            if choice is not None:
-                advancement["choice"] = choice
-        elif method == "picked":
-            if not skill:
-                raise CampaignError("Name the skill to pick.")
-            advancement.update(skill=skill, method="picked")
-        data = roster_selectors.member_json(fresh)
-        data["level_ups"] = [*fresh.level_ups, advancement]
-        updated = roster_services.update_member(member=fresh, data=data)
-        if table_line.kind == "skill" and method == "rolled":
-            roster_services.roll_skill(member=updated, slot=slot, user=by, rng=rng)
-        return Member.objects.get(pk=current.pk)
-
-    result = _edit(
-        campaign_force=campaign_force,
-        by=by,
-        change=change,
+        raise Invalid(
+            "no-level-up-waiting",
+            f"{current.name} has no level-up waiting (level {level}).",
+            pointer="/line",
+        )
+    society = get_catalogue().societies.get(current.society)
+    table_line = society.lines.get(line) if society else None
+    if table_line is None:
+        raise Invalid(
+            "unknown-line",
+            f"Line {line} is not on {current.name}'s society table.",
+            pointer="/line",
+        )
+    advancement: dict[str, Any] = {"line": line}
+    if table_line.kind == "statistic":
+        if choice is not None:
+            advancement["choice"] = choice
+    elif method == "picked":
+        if not skill:
+            raise Invalid("required", "Name the skill to pick.", pointer="/skill")
+        advancement.update(skill=skill, method="picked")
+    return roster_services.take_level_up(
+        force=campaign_force.force,
+        actor=by,
+        member_id=current.pk,
+        advancement=advancement,
+        rng=rng,
         description=f"{current.name} took a level-up (line {line})",
-        charge=False,
-        level_up_slot=(current.pk, index),
-        kind=CampaignEvent.Kind.LEVEL_UP,
     )
-    return result.value
 
 
 @transaction.atomic
@@ -781,35 +657,34 @@ def continue_level_up_roll(
     skill: str | None = None,
     rng: random.Random | None = None,
 ) -> Member:
-    """Finish or redo a level-up's skill roll (R5): `action` is "roll" (after a natural
-    12, on `table`; otherwise a re-roll at -1 FR), "free-pick" (`skill` among the roll's
-    choices) or "pick" (`skill` outright, -2 FR)."""
+    """Finish or redo a level-up's skill roll (R5, R5a): `action` is "roll" (after a
+    natural 12, on `table`; otherwise a re-roll at -1 FR), "free-pick" (`skill` among the
+    roll's choices) or "pick" (`skill` outright, -2 FR)."""
     current = _member_of(campaign_force, member)
     kind, _, index = slot.partition("/")
-    if kind != "level_ups" or not index.isdigit() or int(index) >= len(current.level_ups):
-        raise CampaignError(f"{current.name} has no level-up at '{slot}'.")
-
-    def change() -> Member:
-        fresh = Member.objects.get(pk=current.pk)
-        if action == "roll":
-            roster_services.roll_skill(member=fresh, slot=slot, user=by, table=table, rng=rng)
-        elif action == "free-pick":
-            roster_services.take_free_pick(member=fresh, slot=slot, skill=skill or "")
-        elif action == "pick":
-            roster_services.pick_skill(member=fresh, slot=slot, skill=skill or "")
-        else:
-            raise CampaignError("Roll, free-pick or pick.")
-        return Member.objects.get(pk=current.pk)
-
-    return _edit(
-        campaign_force=campaign_force,
-        by=by,
-        change=change,
-        description=f"{current.name}'s level-up roll ({action})",
-        charge=False,
-        level_up_slot=(current.pk, int(index)),
-        kind=CampaignEvent.Kind.LEVEL_UP,
-    ).value
+    if kind != "level_ups" or not is_whole_number(index) or int(index) >= len(current.level_ups):
+        raise NotFound("no-such-level-up", f"{current.name} has no level-up at '{slot}'.")
+    force = campaign_force.force
+    if action == "roll":
+        roster_services.roll_skill(
+            force=force,
+            actor=by,
+            member_id=current.pk,
+            slot=slot,
+            table=table,
+            rng=rng or random.SystemRandom(),
+        )
+    elif action == "free-pick":
+        roster_services.take_free_pick(
+            force=force, actor=by, member_id=current.pk, slot=slot, skill=skill or ""
+        )
+    elif action == "pick":
+        roster_services.pick_skill(
+            force=force, actor=by, member_id=current.pk, slot=slot, skill=skill or ""
+        )
+    else:
+        raise Invalid("unknown-action", "Roll, free-pick or pick.", pointer="/action")
+    return Member.objects.get(pk=current.pk)
 
 
 # --- battles (R14, R15, R16) ---------------------------------------------------------------
@@ -824,6 +699,82 @@ def _pending_involving(campaign_forces: Iterable[CampaignForce]) -> list[str]:
             ).select_related("campaign_force__force")
         }
     )
+
+
+def _record_problems(
+    rows: Sequence[tuple[CampaignForce, Sequence[MemberOutcome]]],
+) -> list[Problem]:
+    """R14b: a consistent record, every problem pointing at its field of the request
+    (`/results/<force>/members/<member>/...`)."""
+    problems: list[Problem] = []
+    out_of_action = {cf.pk: sum(1 for o in outcomes if o.out_of_action) for cf, outcomes in rows}
+    for i, (cf, outcomes) in enumerate(rows):
+        at = f"/results/{i}"
+        if not outcomes:
+            problems.append(
+                Problem(
+                    f"{at}/members",
+                    "took-part-required",
+                    f"Name at least one member of {cf.force.name} who took part.",
+                )
+            )
+            continue
+        members = {m.pk for m in Member.objects.filter(force_id=cf.force_id)}
+        seen: set[int] = set()
+        for j, outcome in enumerate(outcomes):
+            here = f"{at}/members/{j}"
+            if outcome.member.pk not in members:
+                problems.append(
+                    Problem(
+                        f"{here}/member",
+                        "member-not-in-force",
+                        f"{outcome.member.name} is not in {cf.force.name} (R14b).",
+                    )
+                )
+            elif outcome.member.pk in seen:
+                problems.append(
+                    Problem(
+                        f"{here}/member", "listed-twice", f"{outcome.member.name} is listed twice."
+                    )
+                )
+            seen.add(outcome.member.pk)
+            for name, value, low, high, code in (
+                ("objectives", outcome.objectives, 0, MAX_OBJECTIVES, "objectives-range"),
+                (
+                    "enemies_out_of_action",
+                    outcome.enemies_out_of_action,
+                    0,
+                    MAX_ENEMIES,
+                    "enemies-range",
+                ),
+            ):
+                if (
+                    isinstance(value, bool)
+                    or not isinstance(value, int)
+                    or not (low <= value <= high)
+                ):
+                    problems.append(
+                        Problem(
+                            f"{here}/{name}",
+                            code,
+                            f"{outcome.member.name}: a whole number from {low} to {high}.",
+                        )
+                    )
+        credited = sum(
+            o.enemies_out_of_action for o in outcomes if isinstance(o.enemies_out_of_action, int)
+        )
+        available = sum(n for pk, n in out_of_action.items() if pk != cf.pk)
+        if credited > available:
+            problems.append(
+                Problem(
+                    f"{at}/members",
+                    "out-of-action-credit",
+                    f"{cf.force.name}'s members are credited with {credited} enemies taken "
+                    f"Out of Action, but the other forces have {available} member(s) marked "
+                    "Out of Action (R14b).",
+                )
+            )
+    return problems
 
 
 @transaction.atomic
@@ -842,53 +793,59 @@ def record_battle(
     who took part; `winner` is one of them, or None for a draw. The recorder is the
     organiser or owns one of the forces. A force may be in one pending battle at a
     time: a pending battle freezes the force, and its results apply to it as it is.
+    The record must be consistent (R14b); every problem is reported at once.
     """
-    scenario = _clean_text(scenario, "A scenario name", 100)
+    scenario = _clean_text(scenario, "A scenario name", 100, "/scenario")
     if played_on > timezone.localdate():
-        raise CampaignError("A battle cannot be recorded before it is played (date in future).")
+        raise Invalid(
+            "battle-in-future",
+            "A battle cannot be recorded before it is played (date in future).",
+            pointer="/played_on",
+        )
     if len(results) < 2:
-        raise CampaignError("A battle has two or more forces.")
+        raise Invalid("battle-forces", "A battle has two or more forces.", pointer="/results")
     forces = _lock_all(results)
     if len(forces) != len(results):
-        raise CampaignError("A battle has two or more different forces.")
+        raise Invalid(
+            "battle-forces", "A battle has two or more different forces.", pointer="/results"
+        )
     by_pk = {cf.pk: cf for cf in forces}
-    for cf in forces:
+    for i, given in enumerate(results):
+        cf = by_pk[given.pk]
         if cf.campaign_id != campaign.pk:
-            raise CampaignError(f"{cf.force.name} is not in this campaign.")
+            raise Invalid(
+                "battle-forces",
+                f"{cf.force.name} is not in this campaign.",
+                pointer=f"/results/{i}/force",
+            )
         _require_active(cf)
         if not cf.force.is_legal:
-            raise CampaignError(f"{cf.force.name} is not legal; fix it before battling.")
+            raise Invalid(
+                "force-illegal",
+                f"{cf.force.name} is not legal; fix it before battling.",
+                pointer=f"/results/{i}/force",
+            )
     if by.pk != campaign.organiser_id and not any(cf.player_id == by.pk for cf in forces):
-        raise NotAllowed("Only a player whose force took part, or the organiser, records it.")
+        raise NotAllowed(
+            "not-in-battle", "Only a player whose force took part, or the organiser, records it."
+        )
     if winner is not None and winner.pk not in by_pk:
-        raise CampaignError("The winner must be one of the battle's forces.")
+        raise Invalid(
+            "winner-not-in-battle",
+            "The winner must be one of the battle's forces.",
+            pointer="/winner",
+        )
     busy = _pending_involving(forces)
     if busy:
-        raise CampaignError(
+        raise Conflict(
+            "battle-pending",
             f"Already in a battle waiting for confirmation: {', '.join(busy)}. "
-            "Confirm or void it first."
+            "Confirm or void it first.",
         )
-    rows: list[tuple[CampaignForce, list[MemberOutcome]]] = []
-    for given, outcomes in results.items():
-        cf = by_pk[given.pk]
-        outcomes = list(outcomes)
-        if not outcomes:
-            raise CampaignError(f"Name at least one member of {cf.force.name} who took part.")
-        members = {m.pk: m for m in Member.objects.filter(force_id=cf.force_id)}
-        seen: set[int] = set()
-        for outcome in outcomes:
-            if outcome.member.pk not in members:
-                raise CampaignError(f"{outcome.member.name} is not in {cf.force.name}.")
-            if outcome.member.pk in seen:
-                raise CampaignError(f"{outcome.member.name} is listed twice.")
-            seen.add(outcome.member.pk)
-            for what, value in (
-                ("Enemies taken Out of Action", outcome.enemies_out_of_action),
-                ("Objectives", outcome.objectives),
-            ):
-                if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 99:
-                    raise CampaignError(f"{what} is a whole number from 0 to 99.")
-        rows.append((cf, outcomes))
+    rows = [(by_pk[given.pk], list(outcomes)) for given, outcomes in results.items()]
+    problems = _record_problems(rows)
+    if problems:
+        raise Invalid.of(problems)
 
     battle = Battle.objects.create(
         campaign=campaign,
@@ -936,40 +893,48 @@ def _lock_battle(battle: Battle) -> Battle:
 
 
 def may_confirm(battle: Battle, user: AbstractBaseUser, owners: Iterable[int]) -> bool:
-    """An opponent (a player owning a force in the battle, not the recorder) or the
-    organiser; `owners` are the user ids owning the battle's forces."""
-    if user.pk == battle.campaign.organiser_id:
-        return True
-    return user.pk != battle.recorded_by_id and user.pk in set(owners)
+    """R14a: the player of another force in the battle (not its recorder), or the
+    organiser when the organiser neither recorded it nor owns a force in it. Nobody
+    confirms a battle alone. `owners` are the user ids owning the battle's forces."""
+    if user.pk == battle.recorded_by_id:
+        return False
+    return user.pk in set(owners) or user.pk == battle.campaign.organiser_id
 
 
 @transaction.atomic
 def confirm_battle(*, battle: Battle, by: AbstractBaseUser) -> Battle:
     """Confirm a pending battle and apply it, all or nothing: every member's XP (R16),
-    every force's Resources (R15). Locking the battle row means two confirmations at
-    once apply it once; the second is told it is already confirmed."""
+    every force's Resources (R15), scored with the house rules in force now (R14c).
+    Locking the battle row means two confirmations at once apply it once; the second
+    is told it is already confirmed."""
     battle = _lock_battle(battle)
     if battle.status != Battle.Status.PENDING:
-        raise CampaignError(f"This battle is already {battle.get_status_display().lower()}.")
+        raise Conflict(
+            "battle-not-pending",
+            f"This battle is already {battle.get_status_display().lower()}.",
+        )
     battle_forces = list(
-        battle.battle_forces.select_related("campaign_force").prefetch_related("member_results")
+        battle.battle_forces.select_related("campaign_force__force").prefetch_related(
+            "member_results"
+        )
     )
     owners = [bf.campaign_force.player_id for bf in battle_forces]
     if not may_confirm(battle, by, owners):
         if by.pk == battle.recorded_by_id:
-            raise NotAllowed("An opponent or the organiser confirms a battle, not its recorder.")
-        raise NotAllowed("Only an opponent in this battle or the organiser can confirm it.")
-    rules = battle.campaign.house_rules
-    forces = {cf.pk: cf for cf in _lock_all(bf.campaign_force for bf in battle_forces)}
-    results = [r for bf in battle_forces for r in bf.member_results.all()]
-    members = {
-        m.pk: m
-        for m in Member.objects.select_for_update().filter(
-            pk__in=[r.member_id for r in results if r.member_id]
+            raise NotAllowed(
+                "own-battle",
+                "An opponent (or an organiser who is not in the battle) confirms a battle, "
+                "not its recorder (R14a).",
+            )
+        raise NotAllowed(
+            "not-in-battle", "Only an opponent in this battle or the organiser can confirm it."
         )
-    }
+    rules = battle.campaign.house_rules  # R14c: the rules in force at confirmation
+    forces = {cf.pk: cf for cf in _lock_all(bf.campaign_force for bf in battle_forces)}
     levelled: list[str] = []
+    results: list[BattleMemberResult] = []
     for bf in battle_forces:
+        xp: dict[int, int] = {}
         for result in bf.member_results.all():
             result.xp_awarded = progression.xp_earned(
                 enemies_out_of_action=result.enemies_out_of_action,
@@ -977,33 +942,34 @@ def confirm_battle(*, battle: Battle, by: AbstractBaseUser) -> Battle:
                 side_won=bf.outcome == BattleForce.Outcome.WIN,
                 rules=rules,
             )
-            member = members.get(result.member_id)
+            results.append(result)
+            if result.member_id:
+                xp[result.member_id] = result.xp_awarded
+        members = {m.pk: m for m in Member.objects.filter(pk__in=list(xp))}
+        for member_id, gained_xp in xp.items():
+            member = members.get(member_id)
             if member is None:
                 continue
-            before = member.xp
-            Member.objects.filter(pk=member.pk).update(xp=F("xp") + result.xp_awarded)
-            gained = progression.levels_gained(before, before + result.xp_awarded, rules)
-            if gained > 0:
-                level = progression.level_for_xp(before + result.xp_awarded, rules)
+            if progression.levels_gained(member.xp, member.xp + gained_xp, rules) > 0:
+                level = progression.level_for_xp(member.xp + gained_xp, rules)
                 levelled.append(f"{member.name} reached level {level}")
-    BattleMemberResult.objects.bulk_update(results, ["xp_awarded"])
-    for bf in battle_forces:
         cf = forces[bf.campaign_force_id]
-        amount = progression.resources_earned(bf.outcome, rules)
         _entry(
             cf,
-            amount,
+            progression.resources_earned(bf.outcome, rules),
             LedgerEntry.Kind.BATTLE,
             f"{bf.get_outcome_display()}: {battle.scenario} ({battle.played_on.isoformat()})",
             by,
             battle=battle,
         )
+        roster_services.award_xp(
+            force=cf.force, xp=xp, description=f"battle {battle.pk} confirmed"
+        )
+    BattleMemberResult.objects.bulk_update(results, ["xp_awarded"])
     battle.status = Battle.Status.CONFIRMED
     battle.confirmed_by = by
     battle.confirmed_at = timezone.now()
     battle.save(update_fields=["status", "confirmed_by", "confirmed_at"])
-    for cf in forces.values():
-        _sync_resources(cf)
     message = f"{_name(by)} confirmed {battle.scenario} ({battle.played_on.isoformat()})."
     if levelled:
         message += " Level up: " + ", ".join(levelled) + "."
@@ -1018,20 +984,53 @@ def confirm_battle(*, battle: Battle, by: AbstractBaseUser) -> Battle:
     return battle
 
 
+@dataclass(frozen=True, slots=True)
+class LevelUpLost:
+    """A level-up a void takes back (R15a), latest first."""
+
+    campaign_force: CampaignForce
+    member: Member
+    index: int  # which level-up of the member (0 for the first)
+    advancement: dict[str, Any]
+
+
+def void_plan(*, battle: Battle) -> list[LevelUpLost]:
+    """The level-ups voiding this confirmed battle would take back (R15a), for the void
+    page to list before the organiser confirms; latest first per member."""
+    if battle.status != Battle.Status.CONFIRMED:
+        return []
+    rules = battle.campaign.house_rules
+    lost: list[LevelUpLost] = []
+    for bf in battle.battle_forces.select_related("campaign_force__force"):
+        for result in bf.member_results.select_related("member"):
+            member = result.member
+            if member is None:
+                continue
+            keep = progression.level_ups_kept(
+                max(0, member.xp - result.xp_awarded), len(member.level_ups), rules
+            )
+            for index in range(len(member.level_ups) - 1, keep - 1, -1):
+                lost.append(LevelUpLost(bf.campaign_force, member, index, member.level_ups[index]))
+    return lost
+
+
 @transaction.atomic
 def void_battle(*, battle: Battle, by: AbstractBaseUser, reason: str = "") -> Battle:
     """Void a battle.
 
-    Confirmed: the organiser only, with a reason; every ledger entry it made is
-    reversed by a new entry and every member's XP given back. Refused if a force has
-    already spent the Resources it would give back (R15: never below 0); the organiser
-    sorts that out first. Pending: the organiser, the recorder (withdrawing it) or an
-    opponent who disputes it; nothing had been applied, so nothing is reversed.
+    Confirmed (R15a): the organiser only, with a reason; everything it gave is taken
+    back: every ledger entry it made is reversed by a new entry, every member's XP given
+    back, and a member whose level falls loses their latest level-ups beyond what the
+    new level allows, with their effects (listed by `void_plan`, and in the log).
+    Resources spent meanwhile stay spent. Refused if a force has already spent the
+    Resources it would give back (R15: never below 0), or if taking the level-ups back
+    would leave a force illegal. Pending: the organiser, the recorder (withdrawing it)
+    or an opponent who disputes it; nothing had been applied, so nothing is reversed.
     """
     battle = _lock_battle(battle)
     campaign = battle.campaign
     if battle.status == Battle.Status.VOID:
-        raise CampaignError("This battle is already void.")
+        raise Conflict("battle-not-pending", "This battle is already void.")
     battle_forces = list(
         battle.battle_forces.select_related("campaign_force__force").prefetch_related(
             "member_results"
@@ -1039,15 +1038,18 @@ def void_battle(*, battle: Battle, by: AbstractBaseUser, reason: str = "") -> Ba
     )
     reason = (reason or "").strip()
     if len(reason) > 200:
-        raise CampaignError("A reason is at most 200 characters.")
+        raise Invalid("too-long", "A reason is at most 200 characters.", pointer="/reason")
     reversed_entries: list[LedgerEntry] = []
+    lost: list[str] = []
     if battle.status == Battle.Status.PENDING:
         owners = [bf.campaign_force.player_id for bf in battle_forces]
-        if by.pk != battle.recorded_by_id and not may_confirm(battle, by, owners):
-            raise NotAllowed("Only the organiser, the recorder or an opponent can void this.")
+        if not may_void(battle=battle, user=by, owners=owners):
+            raise NotAllowed(
+                "not-in-battle", "Only the organiser, the recorder or an opponent can void this."
+            )
     else:
         _require_organiser(campaign, by, "void a confirmed battle")
-        reason = _clean_text(reason, "A reason", 200)
+        reason = _clean_text(reason, "A reason", 200, "/reason")
         forces = {cf.pk: cf for cf in _lock_all(bf.campaign_force for bf in battle_forces)}
         entries = list(
             LedgerEntry.objects.filter(
@@ -1056,15 +1058,16 @@ def void_battle(*, battle: Battle, by: AbstractBaseUser, reason: str = "") -> Ba
         )
         short = []
         for entry in entries:
-            balance = _balance(forces[entry.campaign_force_id])
+            balance = balance_of(forces[entry.campaign_force_id])
             if balance - entry.amount < 0:
                 short.append(
                     f"{forces[entry.campaign_force_id].force.name} has {balance} Resources "
                     f"but would give back {entry.amount}"
                 )
         if short:
-            raise InsufficientResources(
-                "Voiding would take a balance below 0 (R15): " + "; ".join(short) + "."
+            raise Invalid(
+                "void-overdraws",
+                "Voiding would take a balance below 0 (R15): " + "; ".join(short) + ".",
             )
         for entry in entries:
             reversed_entries.append(
@@ -1078,39 +1081,50 @@ def void_battle(*, battle: Battle, by: AbstractBaseUser, reason: str = "") -> Ba
                     reverses=entry,
                 )
             )
-        results = [r for bf in battle_forces for r in bf.member_results.all() if r.member_id]
-        members = {
-            m.pk: m
-            for m in Member.objects.select_for_update().filter(
-                pk__in=[r.member_id for r in results]
+        rules = campaign.house_rules
+        for bf in battle_forces:
+            cf = forces[bf.campaign_force_id]
+            taken = {r.member_id: r.xp_awarded for r in bf.member_results.all() if r.member_id}
+            members = {m.pk: m for m in Member.objects.filter(pk__in=list(taken))}
+            keep: dict[int, int] = {}
+            for member_id, xp in taken.items():
+                member = members.get(member_id)
+                if member is None:
+                    continue
+                kept = progression.level_ups_kept(
+                    max(0, member.xp - xp), len(member.level_ups), rules
+                )
+                if kept < len(member.level_ups):
+                    keep[member_id] = kept
+                    lost += [
+                        f"{member.name}'s level-up {i + 1}"
+                        for i in range(len(member.level_ups) - 1, kept - 1, -1)
+                    ]
+            roster_services.award_xp(
+                force=cf.force,
+                xp={member_id: -xp for member_id, xp in taken.items()},
+                keep_level_ups=keep,
+                description=f"battle {battle.pk} voided",
             )
-        }
-        for result in results:
-            member = members.get(result.member_id)
-            if member is None:
-                continue
-            member.xp = max(0, member.xp - result.xp_awarded)
-            Member.objects.filter(pk=member.pk).update(xp=member.xp)
-        for cf in forces.values():
-            _sync_resources(cf)
     battle.status = Battle.Status.VOID
     battle.voided_by = by
     battle.voided_at = timezone.now()
     battle.void_reason = reason
     battle.save(update_fields=["status", "voided_by", "voided_at", "void_reason"])
     what = f"{battle.scenario} ({battle.played_on.isoformat()})"
+    message = f"{_name(by)} voided {what}" + (f": {reason}." if reason else ".")
+    if lost:
+        message += " Level-ups taken back: " + ", ".join(lost) + "."
     _log(
         campaign,
         by,
         CampaignEvent.Kind.BATTLE_VOIDED,
-        f"{_name(by)} voided {what}" + (f": {reason}." if reason else "."),
+        message,
         battle=battle.pk,
         reversed_entries=[e.pk for e in reversed_entries],
+        level_ups_lost=lost,
     )
     return battle
-
-
-# --- permissions for the pages (appended) --------------------------------------------------
 
 
 def may_void(*, battle: Battle, user: AbstractBaseUser, owners: Iterable[int]) -> bool:
@@ -1120,5 +1134,9 @@ def may_void(*, battle: Battle, user: AbstractBaseUser, owners: Iterable[int]) -
     if battle.status == Battle.Status.CONFIRMED:
         return user.pk == battle.campaign.organiser_id
     if battle.status == Battle.Status.PENDING:
-        return user.pk == battle.recorded_by_id or may_confirm(battle, user, owners)
+        return (
+            user.pk == battle.recorded_by_id
+            or user.pk == battle.campaign.organiser_id
+            or user.pk in set(owners)
+        )
     return False

@@ -41,7 +41,9 @@ from campaign.forms import (
     VoidForm,
 )
 from campaign.models import Battle, Campaign, CampaignForce
-from dbd_site.rendering import is_htmx, render_page
+from dbd_site.errors import DomainError, NotAllowed
+from dbd_site.inputs import is_whole_number
+from dbd_site.rendering import is_htmx, refusal_messages, render_page
 from roster.models import Member, SkillRoll
 from rules.loader import get_catalogue
 
@@ -118,7 +120,7 @@ def _actions(request: HttpRequest, battle: Battle) -> BattleActions:
 
 
 def _ids(values: list[str]) -> list[int]:
-    return [int(v) for v in values if v.isdigit()]
+    return [int(v) for v in values if is_whole_number(v)]
 
 
 # --- my campaigns --------------------------------------------------------------------------
@@ -144,7 +146,7 @@ def campaign_create(request: HttpRequest) -> HttpResponse:
             campaign = services.create_campaign(
                 organiser=request.user, name=form.cleaned_data["name"]
             )
-        except services.CampaignError as exc:
+        except DomainError as exc:
             form.add_error("name", str(exc))
         else:
             messages.success(
@@ -167,7 +169,7 @@ def join(request: HttpRequest, token: str) -> HttpResponse:
     if request.method == "POST":
         try:
             services.join_campaign(user=request.user, token=token)
-        except services.CampaignError as exc:
+        except DomainError as exc:
             raise Http404(str(exc)) from exc
         messages.success(request, f"Welcome to {campaign.name}! Enter a force when you are ready.")
         return redirect("campaign:dashboard", campaign_id=campaign.pk)
@@ -236,10 +238,8 @@ def house_rules(request: HttpRequest, campaign_id: int) -> HttpResponse:
                 services.update_house_rules(
                     campaign=campaign, by=request.user, **form.cleaned_data
                 )
-            except services.HouseRulesError as exc:
-                form.add_problems(exc.problems)
-            except services.CampaignError as exc:
-                form.add_problems([str(exc)])
+            except DomainError as exc:
+                form.add_problems(refusal_messages(exc))
             else:
                 messages.success(request, "House rules saved. The change is in the log.")
                 if not is_htmx(request):
@@ -283,7 +283,7 @@ def enter_force(request: HttpRequest, campaign_id: int) -> HttpResponse:
                     player=request.user,
                     force=can_enter[form.cleaned_data["force"]],
                 )
-            except services.CampaignError as exc:
+            except DomainError as exc:
                 form.add_error("force", str(exc))
             else:
                 messages.success(
@@ -343,7 +343,7 @@ def force_retire(request: HttpRequest, campaign_id: int, campaign_force_id: int)
     if request.method == "POST":
         try:
             services.retire_campaign_force(campaign_force=cf, by=request.user)
-        except services.CampaignError as exc:
+        except DomainError as exc:
             error = str(exc)
         else:
             messages.success(request, f"{cf.force.name} has retired. Its record stays.")
@@ -543,7 +543,7 @@ def level_up(
                 skill=data.get("skill") or None,
                 rng=dice(),
             )
-        except services.CampaignError as exc:
+        except DomainError as exc:
             form.add_error(None, str(exc))
         else:
             adv = updated.level_ups[-1] if updated.level_ups else {}
@@ -600,7 +600,7 @@ def level_up_roll(
                 skill=data.get("skill") or None,
                 rng=dice(),
             )
-        except services.CampaignError as exc:
+        except DomainError as exc:
             form.add_error(None, str(exc))
         else:
             messages.success(request, "Done. The roll is stored with the member.")
@@ -757,7 +757,7 @@ def record_battle(request: HttpRequest, campaign_id: int) -> HttpResponse:
                 winner=by_pk.get(data["winner_id"]) if data["winner_id"] else None,
                 results=results,
             )
-        except services.CampaignError as exc:
+        except DomainError as exc:
             form.add_error(None, str(exc))
         else:
             messages.success(
@@ -810,11 +810,11 @@ def battle_confirm(request: HttpRequest, campaign_id: int, battle_id: int) -> Ht
         )
     try:
         services.confirm_battle(battle=battle, by=request.user)
-    except services.NotAllowed as exc:
+    except NotAllowed as exc:
         return _forbidden(request, campaign, str(exc))
-    except services.CampaignError as exc:
+    except DomainError as exc:
         messages.error(request, str(exc))
-        return _after_battle_change(request, campaign, battle, status=400)
+        return _after_battle_change(request, campaign, battle, status=exc.status)
     messages.success(request, f"Confirmed {battle.scenario}. XP and Resources are in.")
     return _after_battle_change(request, campaign, battle)
 
@@ -844,13 +844,24 @@ def battle_void(request: HttpRequest, campaign_id: int, battle_id: int) -> HttpR
                 services.void_battle(
                     battle=battle, by=request.user, reason=form.cleaned_data["reason"]
                 )
-            except services.CampaignError as exc:
+            except DomainError as exc:
                 form.add_error(None, str(exc))
             else:
                 messages.success(request, f"{battle.scenario} is void. The log says why.")
                 return redirect("campaign:battle", campaign_id=campaign.pk, battle_id=battle.pk)
         status = 400
-    context = _base(request, campaign, battle=battle, actions=actions, form=form)
+    # R15a: the level-ups the lost XP paid for go too; the organiser sees them first.
+    catalogue = get_catalogue()
+    lost = [
+        (
+            item,
+            selectors.advancement_words(
+                item.advancement, catalogue.societies.get(item.member.society), catalogue
+            )[0],
+        )
+        for item in services.void_plan(battle=battle)
+    ]
+    context = _base(request, campaign, battle=battle, actions=actions, form=form, lost=lost)
     return render_page(request, "campaign/battle_void.html", context, status=status)
 
 

@@ -31,6 +31,7 @@ def api_root(request: Request) -> Response:
             "rosters": reverse("roster-api-list", request=request),
             "rosters_validate": reverse("roster-api-validate", request=request),
             "campaigns": reverse("campaign-api-list", request=request),
+            "battles": reverse("play-api-list", request=request),
             "schema": reverse("api-schema", request=request),
             "docs": reverse("api-docs", request=request),
         }
@@ -96,10 +97,15 @@ def not_found(request, exception=None):
 
 
 def server_error(request):
-    """500: the API's error shape under /api/ (no details leak), Django's page elsewhere."""
+    """500: the API's error shape under /api/ (no details leak), Django's page elsewhere;
+    503 with Retry-After when it was the database or the cache out of reach."""
     from django.http import JsonResponse
     from django.views.defaults import server_error as page_server_error
 
+    from dbd_site import health
+
+    if health.backing_service_down():
+        return health.unavailable(request)
     if request.path.startswith("/api/"):
         message = "Something went wrong on our side; it has been logged."
         return JsonResponse(

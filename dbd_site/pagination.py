@@ -3,24 +3,27 @@
 from rest_framework import exceptions, pagination
 from rest_framework.request import Request
 
+from dbd_site.inputs import whole_number
+
 
 class StrictLimitOffsetPagination(pagination.LimitOffsetPagination):
     """`limit` and `offset` must be whole numbers; DRF's default quietly ignores junk."""
 
     max_limit = 200
 
-    def _whole(self, request: Request, name: str) -> None:
+    def _whole(self, request: Request, name: str) -> int | None:
         raw = request.query_params.getlist(name)
-        if len(raw) > 1 or (raw and not raw[0].isdigit()):
+        number = whole_number(raw[0]) if len(raw) == 1 else None
+        if raw and number is None:
             raise exceptions.ValidationError(
-                {name: [f"'{name}' must be a single whole number, 0 or more."]}
+                {name: [f"'{name}' must be a single whole number, 0 or more (digits 0-9)."]}
             )
+        return number
 
     def paginate_queryset(self, queryset, request, view=None):
-        self._whole(request, self.limit_query_param)
+        limit = self._whole(request, self.limit_query_param)
         self._whole(request, self.offset_query_param)
-        limit = request.query_params.get(self.limit_query_param)
-        if limit is not None and int(limit) > self.max_limit:
+        if limit is not None and limit > self.max_limit:
             raise exceptions.ValidationError(
                 {self.limit_query_param: [f"At most {self.max_limit} per page."]}
             )

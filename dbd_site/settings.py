@@ -3,6 +3,7 @@
 `make run` sets DEBUG=1; everything else defaults to production-safe values.
 """
 
+from importlib import metadata
 from pathlib import Path
 
 import dj_database_url
@@ -41,14 +42,19 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "axes",
+    "dbd_site",  # the shared cache table's migration
     "accounts",
     "rules",
     "roster",
     "campaign",
+    "play",
 ]
 
 MIDDLEWARE = [
+    # First: /healthz is answered before any host check, redirect, session or throttle.
+    "dbd_site.health.HealthCheckMiddleware",
     "dbd_site.middleware.RequestSizeLimitMiddleware",
+    "dbd_site.middleware.UnstorableCharacterMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -107,6 +113,53 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# --- State shared by every worker and every app server -----------------------------------
+# API throttle counters, axes' lock-outs and the page and API caches must be the same for
+# every gunicorn worker on every server, or each keeps its own and a limit multiplies.
+# REDIS_URL: Redis (the database number in the URL keeps the site's keys apart). Without it,
+# DEBUG (`make run`) keeps them in this process's memory, and production in the database
+# (the table `dbd_site`'s migration makes), correct across workers if slower than Redis.
+REDIS_URL = env_str("REDIS_URL", default="")
+CACHE_TABLE = "dbd_cache"
+if REDIS_URL:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            # An unreachable Redis fails the request at once (503), instead of holding
+            # a worker until the kernel gives up.
+            "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2},
+        }
+    }
+elif DEBUG:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+else:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.db.DatabaseCache",
+            "LOCATION": CACHE_TABLE,
+            # Past this many rows the expired go, then a third of the rest, throttle
+            # counters included: room for a busy day's clients (Django's default is 300).
+            "OPTIONS": {"MAX_ENTRIES": 20_000},
+        }
+    }
+
+# How many reverse proxies in front of the site append to X-Forwarded-For: the client is
+# the address the outermost of them saw (`dbd_site.client_address`). 0: no proxy, the
+# header is ignored, as a client could write anything in it.
+TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", default=0)
+if TRUSTED_PROXY_COUNT < 0:
+    raise ImproperlyConfigured("TRUSTED_PROXY_COUNT must be 0 or more.")
+
+# This deployment's code: every cache key carries it (`dbd_site.cache_keys`), so a new
+# release never serves a fragment an older one rendered. The package version unless the
+# deployment names its release (a commit, a tag).
+try:
+    _PACKAGE_VERSION = metadata.version("dbd-force-builder")
+except metadata.PackageNotFoundError:  # running from a checkout that was never installed
+    _PACKAGE_VERSION = "0+unknown"
+RELEASE = env_str("RELEASE", default=_PACKAGE_VERSION)
+
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
@@ -148,15 +201,19 @@ SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
 
 AUTHENTICATION_BACKENDS = [
-    # django-axes first: it refuses logins while a username/IP pair is locked out.
+    # django-axes first: it refuses logins while an address or a username is locked out.
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
 AXES_FAILURE_LIMIT = env_int("AXES_FAILURE_LIMIT", default=5)
 AXES_COOLOFF_TIME = env_int("AXES_COOLOFF_MINUTES", default=15) / 60  # hours
-AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+# Failures count per address (across usernames: one address trying many names) and
+# per username (across addresses: one name tried from many), each locking at the limit.
+AXES_LOCKOUT_PARAMETERS = ["ip_address", "username"]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "accounts/locked_out.html"
+# The client's address by the same rule as the API throttles (TRUSTED_PROXY_COUNT).
+AXES_CLIENT_IP_CALLABLE = "dbd_site.client_address.client_address"
 
 # Content Security Policy (django-csp): scripts and styles only from this site, no
 # inline scripts; htmx, Swagger UI and our own JS are all static files.
@@ -180,7 +237,7 @@ LOGIN_REDIRECT_URL = "roster:list"
 LOGOUT_REDIRECT_URL = "home"
 
 REST_FRAMEWORK = {
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "dbd_site.schema.AutoSchema",
     # Token first: DRF takes WWW-Authenticate from the first class, so anonymous callers
     # get 401 with `WWW-Authenticate: Token` rather than a bare 403.
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -195,7 +252,11 @@ REST_FRAMEWORK = {
         "anon": env_str("API_THROTTLE_ANON", default="60/minute"),
         "user": env_str("API_THROTTLE_USER", default="600/minute"),
     },
+    # Anonymous callers are counted per client address (`dbd_site.client_address`).
+    "NUM_PROXIES": TRUSTED_PROXY_COUNT,
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
+    # JSON only, with the site's limits on depth, numbers and characters (dbd_site.inputs).
+    "DEFAULT_PARSER_CLASSES": ["dbd_site.parsers.JSONParser"],
     "DEFAULT_RENDERER_CLASSES": [
         "rest_framework.renderers.JSONRenderer",
         "rest_framework.renderers.BrowsableAPIRenderer",
@@ -222,12 +283,21 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
     # 3.1 speaks plain JSON Schema, so the roster document schema is published as-is.
     "OAS_VERSION": "3.1.0",
+    # Play mode's choice sets share field names with the campaign's ("status", "kind").
+    "ENUM_NAME_OVERRIDES": {
+        "PlayBattleStatusEnum": "play.serializers.BATTLE_STATUSES",
+        "PlayFigureStatusEnum": "play.serializers.FIGURE_STATUSES",
+        "PlayAttackKindEnum": "play.serializers.ATTACK_KINDS",
+    },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "roster.schema.add_roster_document",
         "dbd_site.schema.add_common_error_responses",
     ],
 }
+
+# The debug error page hides the database's address and password (DEBUG only).
+DEFAULT_EXCEPTION_REPORTER_FILTER = "dbd_site.debug.ExceptionReporterFilter"
 
 LOGGING = {
     "version": 1,

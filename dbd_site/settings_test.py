@@ -20,3 +20,12 @@ REST_FRAMEWORK = {
 }
 # The test client's host, and schemathesis' in-process requests' host.
 ALLOWED_HOSTS = ["testserver", "localhost"]
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405
+    VAR_DIR.mkdir(exist_ok=True)  # noqa: F405
+    # A file, not Django's default in-memory database, so the concurrency tests' threads
+    # (each with its own connection) share it and queue on its write lock as the site
+    # does. pytest-xdist gives each worker its own copy (`test-db.sqlite3_gw0`, ...).
+    DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / "test-db.sqlite3")}  # noqa: F405
+# Each test process keeps its own cache, whatever REDIS_URL says: xdist workers clear it
+# between tests (tests/conftest.py) and must not clear each other's.
+CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}

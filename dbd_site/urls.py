@@ -12,10 +12,12 @@ urlpatterns = [
     path("accounts/", include("accounts.urls")),
     path("forces/", include("roster.urls")),
     path("campaigns/", include("campaign.urls")),
+    path("play/", include("play.urls")),
     path("api/v1/", api.api_root, name="api-root"),
     path("api/v1/rules/", include("rules.api_urls")),
     path("api/v1/rosters/", include("roster.api_urls")),
     path("api/v1/campaigns/", include("campaign.api_urls")),
+    path("api/v1/battles/", include("play.api_urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     # The split view serves Swagger UI's start-up script as a file, so the CSP needs no
     # inline scripts; Swagger UI does set inline styles, allowed on this page alone.

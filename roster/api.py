@@ -30,15 +30,17 @@ from rest_framework.decorators import (
 )
 from rest_framework.exceptions import NotFound
 from rest_framework.generics import GenericAPIView
-from rest_framework.parsers import JSONParser
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.reverse import reverse
 
-from roster import documents, engine, gate, selectors, serializers, services
+from dbd_site import cache_keys
+from dbd_site.errors import Invalid, Problem
+from dbd_site.parsers import JSONParser
+from roster import documents, engine, selectors, serializers, services
 from roster.models import Force, Member
-from roster.schema import DOCUMENT_REF
+from roster.schema import DOCUMENT_REF, PATCH_SCHEMA
 from rules.loader import get_catalogue
 
 _EMMA = {
@@ -93,8 +95,17 @@ TAGS = ["rosters"]
 ERRORS = serializers.ApiErrorsSerializer
 COMMON_ERRORS = {401: ERRORS, 403: ERRORS, 429: ERRORS}
 NOT_FOUND = {404: ERRORS}
-# A campaign copy changes only as its campaign allows (roster.gate).
+# A campaign copy changes only as its campaign allows (campaign.policy): a state conflict
+# (a pending battle, a retired force) is 409; `If-Match` naming an old version, 412.
 IN_CAMPAIGN = {409: ERRORS}
+IF_MATCH = OpenApiParameter(
+    "If-Match",
+    OpenApiTypes.STR,
+    OpenApiParameter.HEADER,
+    description="The `ETag` of the version this change was made on: 412, nothing changed, "
+    "if the force has changed since.",
+)
+STALE = {412: ERRORS}
 FORCE_ID = OpenApiParameter("force_id", OpenApiTypes.INT, OpenApiParameter.PATH)
 MEMBER_INDEX = OpenApiParameter(
     "member_index",
@@ -102,7 +113,7 @@ MEMBER_INDEX = OpenApiParameter(
     OpenApiParameter.PATH,
     description="The member's index in the document's `members` (0 for the first).",
 )
-DETAIL_KEYS = ("name", "resources")
+PATCH_KEYS = ("name", "resources", "members")
 # An old version's answer is never asked for again (its key names a version the force
 # has moved on from); it only needs to age out.
 DETAIL_CACHE_SECONDS = 600
@@ -121,14 +132,16 @@ ETAG = OpenApiParameter(
 )
 
 
-def _detail_version(force: Force) -> str:
-    """An opaque name for the version of the force the detail shows.
+def _tag_digest(force: Force) -> str:
+    """What besides the version a tag names: the force, its rules and the format."""
+    seed = f"{force.pk}:{force.rules_version}:{documents.FORMAT}"
+    return hashlib.blake2b(seed.encode(), digest_size=6).hexdigest()
 
-    Every write to a force or its members moves `updated_at` (a share link too); the
-    document format is in it so that a new format is a new version.
-    """
-    seed = f"{force.pk}:{force.updated_at.isoformat()}:{force.rules_version}:{documents.FORMAT}"
-    return hashlib.blake2b(seed.encode(), digest_size=16).hexdigest()
+
+def _detail_version(force: Force) -> str:
+    """An opaque name for the version of the force the detail shows: the version every
+    write moves (a share link too), then the rest the tag depends on."""
+    return f"{force.version}.{_tag_digest(force)}"
 
 
 def _unchanged_since(request: Request, etag: str) -> bool:
@@ -147,26 +160,27 @@ def _dice() -> random.Random:
     return random.SystemRandom()
 
 
-def _malformed(exc: documents.MalformedDocument) -> Response:
-    return Response({"errors": [p.as_dict() for p in exc.problems]}, status=400)
+# What `_if_match` answers for a tag that names no version of this force: no version
+# matches it, so the write answers 412, after the body has been checked (400 first).
+NO_SUCH_VERSION = -1
 
 
-def _campaign_refused(exc: gate.CampaignError, where: str = "") -> Response:
-    """409: the force is a campaign copy and its campaign does not allow this now."""
-    return Response(
-        {"errors": [{"pointer": where, "code": "campaign-refused", "message": str(exc)}]},
-        status=409,
-    )
-
-
-def _refused(exc: services.RollRefused) -> Response:
-    """400 for a roll or pick the rules refuse, pointing at the field it is about."""
-    message = str(exc)
-    where = f"/{exc.field}"
-    return Response(
-        {"errors": [{"pointer": where, "code": "roll-refused", "message": message}]},
-        status=400,
-    )
+def _if_match(request: Request, force: Force) -> int | None:
+    """The force's version an `If-Match` names (checked under the write's lock), None
+    without the header. Tags are compared by their opaque value, weak or not (a client
+    sends back the tag it was given; RFC 9110 13.1.1's strong comparison would never
+    pass the weak tags this API gives)."""
+    header = request.headers.get("If-Match")
+    if header is None:
+        return None
+    tags = [t.strip() for t in header.split(",")]
+    if "*" in tags:
+        return force.version
+    for tag in tags:
+        version, _, digest = tag.removeprefix("W/").strip('"').partition(".")
+        if digest == _tag_digest(force) and version.isascii() and version.isdigit():
+            return int(version)
+    return NO_SUCH_VERSION
 
 
 class ForceApiView(GenericAPIView):
@@ -252,10 +266,7 @@ class ForceListView(ForceApiView):
         return self.get_paginated_response(self.get_serializer(page, many=True).data)
 
     def post(self, request: Request) -> Response:
-        try:
-            force = services.import_force(owner=request.user, document=request.data)
-        except documents.MalformedDocument as exc:
-            return _malformed(exc)
+        force = services.import_force(owner=request.user, document=request.data)
         location = reverse("roster-api-detail", kwargs={"force_id": force.pk}, request=request)
         return self.detail_response(force.pk, status=201, Location=location)
 
@@ -283,9 +294,20 @@ class ForceListView(ForceApiView):
         summary="Replace the force with a dbd-roster/1 document",
         description=(
             "The force then says what the document says. A member that keeps its place "
-            "and name keeps its roll history; a malformed document changes nothing (400)."
+            "and name keeps its roll history; a malformed document changes nothing (400). "
+            "Send `If-Match` with the `ETag` you read to be refused (412) if the force has "
+            "changed since.\n\n"
+            "**A campaign copy between battles** (R17a, R18a): members who have fought keep "
+            "their creation choices and XP; advancements bought now are added after the "
+            'others with `"between_battles": true`; equipment may be added or discarded; '
+            "recruits (new members) are built by the creation steps; level-ups come from "
+            "the campaign's level-up endpoints. Each purchase is debited from the ledger at "
+            "its price now (`insufficient-resources` at `/resources` when the balance "
+            "cannot pay; nothing changes); nothing is refunded. `resources` is the "
+            "campaign's (cost + balance) and cannot be changed here. While a battle of the "
+            "force is pending, or after it retired, the answer is 409."
         ),
-        parameters=[FORCE_ID],
+        parameters=[FORCE_ID, IF_MATCH],
         request={"application/json": DOCUMENT_REF},
         responses={
             200: serializers.RosterDetailSerializer,
@@ -293,25 +315,28 @@ class ForceListView(ForceApiView):
             415: ERRORS,
             **NOT_FOUND,
             **IN_CAMPAIGN,
+            **STALE,
             **COMMON_ERRORS,
         },
         tags=TAGS,
     ),
     patch=extend_schema(
         operation_id="rosters_update_details",
-        summary="Rename the force or change its Resources",
+        summary="Change some of the document: its name, Resources or members",
         description=(
-            "Only `name` and `resources`, checked as the document checks them; "
-            "members change with PUT."
+            "Any of `name`, `resources` and `members` (the whole list), checked as PUT "
+            "checks the document; any other key is refused (400 at that key). The rules "
+            "for a campaign copy and `If-Match` are those of PUT."
         ),
-        parameters=[FORCE_ID],
-        request=serializers.RosterDetailsSerializer,
+        parameters=[FORCE_ID, IF_MATCH],
+        request={"application/json": PATCH_SCHEMA},
         responses={
             200: serializers.RosterDetailSerializer,
             400: serializers.ShapeErrorsSerializer,
             415: ERRORS,
             **NOT_FOUND,
             **IN_CAMPAIGN,
+            **STALE,
             **COMMON_ERRORS,
         },
         tags=TAGS,
@@ -319,8 +344,9 @@ class ForceListView(ForceApiView):
     delete=extend_schema(
         operation_id="rosters_destroy",
         summary="Delete the force, its members and their rolls",
-        parameters=[FORCE_ID],
-        responses={204: None, **NOT_FOUND, **IN_CAMPAIGN, **COMMON_ERRORS},
+        description="A campaign copy is retired through its campaign instead (409).",
+        parameters=[FORCE_ID, IF_MATCH],
+        responses={204: None, **NOT_FOUND, **IN_CAMPAIGN, **STALE, **COMMON_ERRORS},
         tags=TAGS,
     ),
 )
@@ -348,7 +374,7 @@ class ForceDetailView(ForceApiView):
         reading the version and reading the force leaves a newer answer under the older
         version, never an older one under the newer: the version is read first.
         """
-        key = f"roster-api-detail:{version}:{self.request.build_absolute_uri('/')}"
+        key = cache_keys.roster_api_detail(self.request, version)
         data = cache.get(key)
         if data is None:
             user = self.request.user
@@ -359,52 +385,44 @@ class ForceDetailView(ForceApiView):
 
     def put(self, request: Request, force_id: int) -> Response:
         force = self.get_force()
-        try:
-            gate.refuse_in_campaign(force, "a whole-document replacement")
-        except gate.CampaignError as exc:
-            return _campaign_refused(exc)
-        try:
-            services.replace_document(force=force, document=request.data)
-        except documents.MalformedDocument as exc:
-            return _malformed(exc)
+        services.replace_document(
+            force=force,
+            actor=request.user,
+            document=request.data,
+            if_match=_if_match(request, force),
+        )
         return self.detail_response(force.pk)
 
     def patch(self, request: Request, force_id: int) -> Response:
         force = self.get_force()
         body = request.data
         if not isinstance(body, dict):
-            problem = documents.Problem("", "wrong-type", "Send an object with name/resources.")
-            return _malformed(documents.MalformedDocument([problem]))
+            raise Invalid("wrong-type", "Send an object with some of: name, resources, members.")
         problems = [
-            documents.Problem(
+            Problem(
                 documents.pointer(key),
                 "unknown-key",
-                f"'{key}' cannot be patched; allowed keys: name, resources. "
-                "Use PUT to change members.",
+                f"'{key}' cannot be patched; allowed keys: {', '.join(PATCH_KEYS)}.",
             )
-            for key in sorted(set(body) - set(DETAIL_KEYS))
+            for key in sorted(set(body) - set(PATCH_KEYS))
         ]
-        name = body.get("name", force.name)
-        resources = body.get("resources", force.resources)
-        header = {"format": documents.FORMAT, "name": name, "resources": resources, "members": []}
-        problems += documents.shape_problems(header)
+        header = {
+            "format": documents.FORMAT,
+            "name": body.get("name", force.name),
+            "resources": body.get("resources", force.resources),
+            "members": body.get("members", []),
+        }
+        problems += documents.shape_problems(header)  # all reported at once (R12)
         if problems:
-            return _malformed(documents.MalformedDocument(problems))
-        if resources != force.resources:
-            try:
-                gate.refuse_in_campaign(force, "changing its Resources")
-            except gate.CampaignError as exc:
-                return _campaign_refused(exc, "/resources")
-        services.update_force_details(force=force, name=name, resources=resources)
+            raise Invalid.of(problems)
+        services.patch_document(
+            force=force, actor=request.user, changes=body, if_match=_if_match(request, force)
+        )
         return self.detail_response(force.pk)
 
     def delete(self, request: Request, force_id: int) -> Response:
         force = self.get_force()
-        try:
-            gate.refuse_in_campaign(force, "retiring it")
-        except gate.CampaignError as exc:
-            return _campaign_refused(exc)
-        services.delete_force(force=force)
+        services.delete_force(force=force, actor=request.user, if_match=_if_match(request, force))
         return Response(status=204)
 
 
@@ -520,23 +538,14 @@ class MemberRollsView(ForceApiView):
         body = self.get_serializer(data=request.data)
         body.is_valid(raise_exception=True)
         slot = body.validated_data["slot"]
-        try:
-            roll = gate.guarded_change(
-                force=self.get_force(),
-                user=request.user,
-                change=lambda: services.roll_skill(
-                    member=member,
-                    slot=slot,
-                    user=request.user,
-                    table=body.validated_data.get("table"),
-                    rng=_dice(),
-                ),
-                description=f"{member.name}: a skill roll",
-            )
-        except services.RollRefused as exc:
-            return _refused(exc)
-        except gate.CampaignError as exc:
-            return _campaign_refused(exc, "/slot")
+        roll = services.roll_skill(
+            force=self.get_force(),
+            actor=request.user,
+            member_id=member.pk,
+            slot=slot,
+            table=body.validated_data.get("table"),
+            rng=_dice(),
+        )
         answer = serializers.SkillRollSerializer(roll, context=self.get_serializer_context())
         data = {**answer.data, **self.advancement_answer(slot, member_index)}
         return Response(data, status=201)
@@ -573,15 +582,7 @@ class MemberPicksView(ForceApiView):
         body.is_valid(raise_exception=True)
         slot, skill = body.validated_data["slot"], body.validated_data["skill"]
         pick = services.take_free_pick if body.validated_data["free"] else services.pick_skill
-        try:
-            gate.guarded_change(
-                force=self.get_force(),
-                user=request.user,
-                change=lambda: pick(member=member, slot=slot, skill=skill),
-                description=f"{member.name}: a skill",
-            )
-        except services.RollRefused as exc:
-            return _refused(exc)
-        except gate.CampaignError as exc:
-            return _campaign_refused(exc, "/skill")
+        pick(
+            force=self.get_force(), actor=request.user, member_id=member.pk, slot=slot, skill=skill
+        )
         return Response({"slot": slot, **self.advancement_answer(slot, member_index)})

@@ -7,6 +7,7 @@ from typing import Any
 
 from django.http import QueryDict
 
+from dbd_site.inputs import is_whole_number
 from roster import options
 from roster.forms import ClubForm, MemberBasicsForm
 from roster.presenters import advancement_entry
@@ -17,13 +18,19 @@ class Rejected(Exception):
     """A change the builder cannot make; shown next to its step, nothing saved."""
 
     def __init__(
-        self, section: str, *messages_: str, form: Any = None, form_name: str = ""
+        self,
+        section: str,
+        *messages_: str,
+        form: Any = None,
+        form_name: str = "",
+        status: int = 400,
     ) -> None:
         super().__init__("; ".join(messages_))
         self.section = section
         self.messages = list(messages_)
         self.form = form
         self.form_name = form_name
+        self.status = status  # the status table's, for refusals the write path makes
 
 
 Change = Callable[[dict[str, Any], QueryDict, Catalogue], tuple[dict[str, Any], str]]
@@ -31,7 +38,7 @@ Change = Callable[[dict[str, Any], QueryDict, Catalogue], tuple[dict[str, Any], 
 
 def _index(post: QueryDict, items: list[Any], section: str) -> int:
     raw = post.get("index", "")
-    if not raw.isdigit() or int(raw) >= len(items):
+    if not is_whole_number(raw) or int(raw) >= len(items):
         raise Rejected(section, "That entry is no longer there; the page has been refreshed.")
     return int(raw)
 
@@ -54,12 +61,12 @@ def _change_free(data: dict[str, Any], post: QueryDict, catalogue: Catalogue) ->
     """Take a line for free advancement `slot` (R4); a skill line is rolled or picked next."""
     advancements = list(data["free_advancements"])
     raw_slot = post.get("slot", "")
-    if not raw_slot.isdigit() or int(raw_slot) > min(len(advancements), 1):
+    if not is_whole_number(raw_slot) or int(raw_slot) > min(len(advancements), 1):
         raise Rejected("free", "Choose the first free advancement before the second.")
     slot = int(raw_slot)
     number, _, choice = post.get("option", "").partition(":")
     society = catalogue.societies.get(data["club"]["society"])
-    line = society.lines.get(int(number)) if society and number.isdigit() else None
+    line = society.lines.get(int(number)) if society and is_whole_number(number) else None
     if line is None:
         raise Rejected("free", "Choose one of the lines of the society's table.")
     advancement: dict[str, Any] = {"line": line.number}
@@ -102,6 +109,17 @@ def _change_purchase_add(
         name = advancement_entry(purchase, society, catalogue).label
     # R6: statistics are bought before any skill, so a statistic goes in before them.
     return options.with_purchase(data, purchase), f"Bought {name}."
+
+
+def _change_purchase_buy(
+    data: dict[str, Any], post: QueryDict, catalogue: Catalogue
+) -> tuple[dict, str]:
+    """Between battles (R17a): a purchase goes after everything already bought, marked
+    as bought between battles (a statistic line may repeat; its price is the one now)."""
+    _, notice = _change_purchase_add(data, post, catalogue)  # checks it, says it
+    purchase = options.purchase_from_key(post.get("add", ""))
+    bought = {**purchase, "between_battles": True} if purchase else None
+    return {**data, "purchases": [*data["purchases"], bought]}, notice
 
 
 def _change_purchase_remove(
@@ -192,4 +210,9 @@ CHANGES: dict[str, tuple[str, Change]] = {
     "spell-remove": ("spells", _change_spell_remove),
     "spell-focus": ("spells", _change_spell_focus),
     "mastery": ("spells", _change_mastery),
+}
+
+# The changes a member who has fought in a campaign makes differently (R17a).
+BETWEEN_BATTLES: dict[str, tuple[str, Change]] = {
+    "purchase-add": ("purchases", _change_purchase_buy),
 }

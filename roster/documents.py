@@ -13,6 +13,8 @@ import jsonschema_rs
 from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError as SchemaError
 
+from dbd_site.errors import Problem, declare_codes, pointer
+
 FORMAT = "dbd-roster/1"
 STATISTIC_NAMES = ["ME", "RA", "CA", "DF", "HP", "FR"]
 MAX_MEMBERS = 20
@@ -137,7 +139,8 @@ DOCUMENT_SCHEMA: dict[str, Any] = {
 }
 
 # JSON Schema counts 1.0 as an integer; a roster's numbers must be whole numbers in JSON too.
-_StrictValidator = validators.extend(
+# (`extend` is untyped in the stubs; what it makes is a validator class like its base.)
+_StrictValidator: type[Draft202012Validator] = validators.extend(  # type: ignore[no-untyped-call]
     Draft202012Validator,
     type_checker=Draft202012Validator.TYPE_CHECKER.redefine(
         "integer", lambda _checker, value: type(value) is int
@@ -165,40 +168,41 @@ SHAPE_CODES = {
     "maxItems": "too-many-items",
     "oneOf": "invalid-purchase",
 }
-
-
-@dataclass(frozen=True, slots=True)
-class Problem:
-    """An error or warning: where (a JSON Pointer, R12), a stable code, and plain words."""
-
-    pointer: str
-    code: str
-    message: str
-
-    def as_dict(self) -> dict[str, str]:
-        return {"pointer": self.pointer, "code": self.code, "message": self.message}
-
-
-def pointer(*parts: str | int) -> str:
-    """A JSON Pointer (RFC 6901) from path parts."""
-    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
+declare_codes(
+    {
+        "wrong-type": "A value of the wrong JSON type.",
+        "missing-key": "A key this object needs is missing.",
+        "invalid-value": "A value that is not one of those allowed.",
+        "too-short": "A text that may not be empty is empty.",
+        "too-long": "A text longer than allowed.",
+        "blank": "A text that is only spaces.",
+        "out-of-range": "A number outside the range allowed.",
+        "too-many-items": "A list with more entries than allowed.",
+        "invalid-purchase": "A purchase that is neither a statistic line nor a skill.",
+        "parse-error": "The body is not valid JSON (UTF-8).",
+    }
+)
 
 
 def _problems_from(error: SchemaError) -> list[Problem]:
     at = list(error.absolute_path)
+    # The failed keyword's value, its schema and the value checked are JSON: any shape.
+    rule: Any = error.validator_value
+    schema: Any = error.schema
+    instance: Any = error.instance
     code = SHAPE_CODES.get(str(error.validator), "invalid")
     if error.validator == "required":
-        missing = [k for k in error.validator_value if k not in error.instance]
+        missing = [k for k in rule if k not in instance]
         return [Problem(pointer(*at, k), code, f"'{k}' is required here.") for k in missing]
     if error.validator == "type":
-        expected = error.validator_value
+        expected = rule
         expected = " or ".join(expected) if isinstance(expected, list) else expected
         return [
             Problem(pointer(*at), code, f"Expected {expected}, got {_json_type(error.instance)}.")
         ]
     if error.validator == "additionalProperties":
-        allowed = error.schema.get("properties", {})
-        extra = sorted(k for k in error.instance if k not in allowed)
+        allowed = schema.get("properties", {})
+        extra = sorted(k for k in instance if k not in allowed)
         return [
             Problem(
                 pointer(*at, k),
@@ -218,13 +222,13 @@ def _problems_from(error: SchemaError) -> list[Problem]:
     if error.validator == "minLength":
         return [Problem(pointer(*at), code, "This may not be empty.")]
     if error.validator == "maxLength":
-        limit = error.validator_value
+        limit = rule
         return [Problem(pointer(*at), code, f"At most {limit} characters, please.")]
     if error.validator == "maxItems":
-        return [Problem(pointer(*at), code, f"At most {error.validator_value} entries here.")]
+        return [Problem(pointer(*at), code, f"At most {rule} entries here.")]
     if error.validator in ("minimum", "maximum"):
-        low = error.schema.get("minimum")
-        high = error.schema.get("maximum")
+        low = schema.get("minimum")
+        high = schema.get("maximum")
         return [Problem(pointer(*at), code, f"Must be between {low} and {high}.")]
     return [Problem(pointer(*at), code, error.message)]
 
@@ -243,7 +247,7 @@ def _json_type(value: Any) -> str:
     return "object"
 
 
-def _explain(data: Any, validator=_VALIDATOR) -> list[Problem]:
+def _explain(data: Any, validator: Draft202012Validator = _VALIDATOR) -> list[Problem]:
     """Every way `data` fails the schema, one problem per pointer.
 
     A value that breaks several keywords (an empty name is both too short and blank)
@@ -360,47 +364,134 @@ def _base(raw: dict[str, Any]) -> dict[str, int]:
     return {stat: _whole(raw[stat]) for stat in ("ME", "RA", "CA", "DF")}
 
 
-def _member(raw: dict[str, Any]) -> Member:
-    club = raw["club"]
-    return Member(
-        name=raw["name"],
-        role=raw.get("role", "student"),
-        club_name=club["name"],
-        society=club["society"],
-        society_choice=club["choice"],
-        base=_base(raw["base"]),
-        free_advancements=_advancements(raw.get("free_advancements", [])),
-        purchases=_purchases(raw.get("purchases", [])),
-        equipment=tuple(raw.get("equipment", [])),
-        core_schools=tuple(raw.get("core_schools", [])),
-        spells=tuple(raw.get("spells", [])),
-        spell_focus=raw.get("spell_focus", False),
-        mastery=raw.get("mastery"),
-        xp=_whole(raw.get("xp", 0)),
-        level_ups=_advancements(raw.get("level_ups", [])),
+@dataclass(frozen=True, slots=True)
+class MemberKey:
+    """One key of a member's JSON, declared once.
+
+    It drives parsing (`parse`: the JSON value to `Member` fields), export (`export`:
+    a `Member` back to the canonical JSON value), the saved force's model columns
+    (`columns`, `to_columns`, `from_columns`) and the campaign's frozen-history check
+    (`history`: the columns fixed once the member has fought in a confirmed battle,
+    R17a, R18a).
+    """
+
+    name: str
+    parse: Callable[[Any], dict[str, Any]]
+    export: Callable[[Member], Any]
+    columns: tuple[str, ...]
+    to_columns: Callable[[Any], dict[str, Any]]
+    from_columns: Callable[[Mapping[str, Any]], Any]
+    default: Any = None  # the value of an optional key left out
+    history: tuple[str, ...] = ()
+
+
+def _plain(
+    name: str,
+    parse: Callable[[Any], Any] = lambda raw: raw,
+    export: Callable[[Any], Any] = lambda value: value,
+    *,
+    default: Any = None,
+    history: bool = False,
+) -> MemberKey:
+    """A key held in one `Member` field and one model column of the same name."""
+    return MemberKey(
+        name=name,
+        parse=lambda raw: {name: parse(raw)},
+        export=lambda m: export(getattr(m, name)),
+        columns=(name,),
+        to_columns=lambda value: {name: value},
+        from_columns=lambda row: row[name],
+        default=default,
+        history=(name,) if history else (),
     )
+
+
+def _advancement_list(advancements: tuple[Advancement, ...]) -> list[dict[str, Any]]:
+    return [_advancement_json(a) for a in advancements]
+
+
+_BASE_COLUMNS = {"ME": "base_me", "RA": "base_ra", "CA": "base_ca", "DF": "base_df"}
+
+MEMBER_KEYS: tuple[MemberKey, ...] = (
+    _plain("name"),
+    _plain("role", default="student", history=True),
+    MemberKey(
+        name="club",
+        parse=lambda raw: {
+            "club_name": raw["name"],
+            "society": raw["society"],
+            "society_choice": raw["choice"],
+        },
+        export=lambda m: {"name": m.club_name, "society": m.society, "choice": m.society_choice},
+        columns=("club_name", "society", "society_choice"),
+        to_columns=lambda club: {
+            "club_name": club["name"],
+            "society": club["society"],
+            "society_choice": club["choice"],
+        },
+        from_columns=lambda row: {
+            "name": row["club_name"],
+            "society": row["society"],
+            "choice": row["society_choice"],
+        },
+        # The club's name may change; its society and choice are the creation choice.
+        history=("society", "society_choice"),
+    ),
+    MemberKey(
+        name="base",
+        parse=lambda raw: {"base": _base(raw)},
+        export=lambda m: dict(m.base),
+        columns=tuple(_BASE_COLUMNS.values()),
+        to_columns=lambda base: {column: base[stat] for stat, column in _BASE_COLUMNS.items()},
+        from_columns=lambda row: {stat: row[column] for stat, column in _BASE_COLUMNS.items()},
+        history=tuple(_BASE_COLUMNS.values()),
+    ),
+    _plain("free_advancements", _advancements, _advancement_list, default=[], history=True),
+    # Creation purchases are history once fought; those bought between battles (R17a)
+    # are added after it (the campaign's policy checks the two parts apart).
+    _plain("purchases", _purchases, lambda ps: [_purchase_json(p) for p in ps], default=[]),
+    _plain("equipment", tuple, list, default=[]),
+    _plain("core_schools", tuple, list, default=[]),
+    _plain("spells", tuple, list, default=[]),
+    _plain("spell_focus", default=False),
+    _plain("mastery", default=None),
+    _plain("xp", _whole, default=0, history=True),
+    # Level-ups change only through a level-up (R17) or a void (R15a).
+    _plain("level_ups", _advancements, _advancement_list, default=[]),
+)
+_REQUIRED_KEYS = frozenset(MEMBER_SCHEMA["required"])
+
+
+def _member(raw: dict[str, Any]) -> Member:
+    fields_: dict[str, Any] = {}
+    for key in MEMBER_KEYS:
+        value = raw[key.name] if key.name in _REQUIRED_KEYS else raw.get(key.name, key.default)
+        fields_.update(key.parse(value))
+    return Member(**fields_)
 
 
 # Each property of a member's JSON as the `Member` fields it fills (for `with_fields`).
 _FIELDS: Mapping[str, Callable[[Any], dict[str, Any]]] = {
-    "name": lambda raw: {"name": raw},
-    "role": lambda raw: {"role": raw},
-    "club": lambda raw: {
-        "club_name": raw["name"],
-        "society": raw["society"],
-        "society_choice": raw["choice"],
-    },
-    "base": lambda raw: {"base": _base(raw)},
-    "free_advancements": lambda raw: {"free_advancements": _advancements(raw)},
-    "purchases": lambda raw: {"purchases": _purchases(raw)},
-    "equipment": lambda raw: {"equipment": tuple(raw)},
-    "core_schools": lambda raw: {"core_schools": tuple(raw)},
-    "spells": lambda raw: {"spells": tuple(raw)},
-    "spell_focus": lambda raw: {"spell_focus": raw},
-    "mastery": lambda raw: {"mastery": raw},
-    "xp": lambda raw: {"xp": _whole(raw)},
-    "level_ups": lambda raw: {"level_ups": _advancements(raw)},
+    key.name: key.parse for key in MEMBER_KEYS
 }
+# Model columns fixed once a member has fought in a confirmed battle (R17a, R18a).
+HISTORY_COLUMNS: tuple[str, ...] = tuple(c for key in MEMBER_KEYS for c in key.history)
+MEMBER_COLUMNS: tuple[str, ...] = tuple(c for key in MEMBER_KEYS for c in key.columns)
+
+
+def member_columns(data: Mapping[str, Any]) -> dict[str, Any]:
+    """A parsed-and-exported member's JSON as the saved force's model columns."""
+    columns: dict[str, Any] = {}
+    for key in MEMBER_KEYS:
+        columns.update(key.to_columns(data[key.name]))
+    return columns
+
+
+def member_from_columns(row: Mapping[str, Any]) -> dict[str, Any]:
+    """A saved member's model columns as its dbd-roster/1 JSON."""
+    return {key.name: key.from_columns(row) for key in MEMBER_KEYS}
+
+
 _FAST_FIELD_VALIDATORS = {
     name: jsonschema_rs.validator_for(schema)
     for name, schema in MEMBER_SCHEMA["properties"].items()
@@ -493,21 +584,7 @@ def _purchase_json(p: Purchase) -> dict[str, Any]:
 
 
 def export_member(m: Member) -> dict[str, Any]:
-    return {
-        "name": m.name,
-        "role": m.role,
-        "club": {"name": m.club_name, "society": m.society, "choice": m.society_choice},
-        "base": dict(m.base),
-        "free_advancements": [_advancement_json(a) for a in m.free_advancements],
-        "purchases": [_purchase_json(p) for p in m.purchases],
-        "equipment": list(m.equipment),
-        "core_schools": list(m.core_schools),
-        "spells": list(m.spells),
-        "spell_focus": m.spell_focus,
-        "mastery": m.mastery,
-        "xp": m.xp,
-        "level_ups": [_advancement_json(a) for a in m.level_ups],
-    }
+    return {key.name: key.export(m) for key in MEMBER_KEYS}
 
 
 def export(roster: Roster) -> dict[str, Any]:

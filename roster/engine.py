@@ -18,13 +18,22 @@ No Django here: views, the API, imports and campaigns all call this module.
 import random
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from fractions import Fraction
 from typing import Any
 
+from dbd_site.errors import Problem, declare_codes, pointer
 from roster import documents
-from roster.documents import Advancement, Member, Problem, pointer
-from rules.catalogue import ACTIVE_STATISTICS, Catalogue, Equipment, SkillCategory, Society
+from roster.documents import Advancement, Member
+from rules.catalogue import (
+    ACTIVE_STATISTICS,
+    AdvancementLine,
+    Catalogue,
+    Equipment,
+    SkillCategory,
+    Society,
+    StatisticOption,
+)
 
 BASE_VALUES = (1, 2, 2, 3)  # R1: ME, RA, CA, DF get 3/2/2/1 in some order
 BASE_DF_BONUS = 6
@@ -92,6 +101,7 @@ WARNING_CODES: Mapping[str, str] = {
     "df-capped": "Armour and shields would take DF above 16; it counts as 16 (R3, R8).",
     "level-up-pending": "The student has levels whose advancement has not been taken yet (R17).",
 }
+declare_codes({**ERROR_CODES, **WARNING_CODES})
 
 
 # --- results ---------------------------------------------------------------------------
@@ -383,7 +393,7 @@ class _MemberBuilder:
             statistic = choice if modifier.statistic == "choice" else modifier.statistic
             self.change(statistic, modifier.amount, f"{club_at}/choice")
 
-    def _line(self, number: int, where: str):
+    def _line(self, number: int, where: str) -> AdvancementLine | None:
         assert self.society is not None
         line = self.society.lines.get(number)
         if line is None:  # the schema allows 1-6; a society with fewer lines is a data error
@@ -392,7 +402,9 @@ class _MemberBuilder:
             )
         return line
 
-    def _statistic_option(self, line, choice: str | None, where: str):
+    def _statistic_option(
+        self, line: AdvancementLine, choice: str | None, where: str
+    ) -> StatisticOption | None:
         """The option an advancement takes on a statistic line, or None after an error."""
         if line.needs_choice and choice is None:
             options = " or ".join(o.statistic for o in line.options)
@@ -471,18 +483,20 @@ class _MemberBuilder:
                 "choice-not-applicable",
                 f"'{line.label}' gives a skill; remove 'choice'.",
             )
+        # R5: picking costs 2 FR; each re-roll costs 1 FR. R5a: re-rolls already paid for
+        # stay paid, also while the roll is still open (a natural 12, a free pick).
+        fr_cost = adv.rerolls * REROLL_FR_COST + (PICK_FR_COST if adv.method == "picked" else 0)
+        if fr_cost:
+            self.change("FR", -fr_cost, where)
         if adv.skill is None or adv.method is None:
             missing = "skill" if adv.skill is None else "method"
             self.error(
                 f"{where}/{missing}",
                 "skill-required",
-                f"'{line.label}' needs a skill ('category/slug') and a method (rolled or picked).",
+                f"'{line.label}' needs a skill (a choice from the table) and a method (rolled "
+                "or picked).",
             )
             return
-        # R5: picking costs 2 FR; each re-roll costs 1 FR.
-        fr_cost = adv.rerolls * REROLL_FR_COST + (PICK_FR_COST if adv.method == "picked" else 0)
-        if fr_cost:
-            self.change("FR", -fr_cost, where)
         if adv.method == "rolled" and where not in self.verified_rolls:
             self.unverified_rolls += 1
         if not self._check_new_skill(adv.skill, f"{where}/skill"):
@@ -641,7 +655,11 @@ class _MemberBuilder:
                 self.error(f"{where}/{i}", "unknown-equipment", f"'{slug}' is not equipment.")
                 self.equipment_costs.append(0)
                 continue
-            if _needs_statistic(item) and self.stats[item.cost_statistic] < 1:
+            if (
+                _needs_statistic(item)
+                and item.cost_statistic is not None
+                and self.stats[item.cost_statistic] < 1
+            ):
                 self.error(
                     f"{where}/{i}",
                     "needs-statistic",
@@ -856,13 +874,24 @@ def evaluate(
     `verified_rolls` holds the pointers of rolled advancements backed by a roll the
     server made and stored (R5); every other rolled skill counts as unverified.
     """
-    result = Evaluation(rules_version=catalogue.rules_version)
     try:
         roster = documents.parse(document)
     except documents.MalformedDocument as exc:
-        result.malformed = exc.problems
-        return result
-    result.resources = roster.resources
+        return Evaluation(rules_version=catalogue.rules_version, malformed=exc.problems)
+    return evaluate_roster(
+        roster, catalogue, verified_rolls=verified_rolls, level_thresholds=level_thresholds
+    )
+
+
+def evaluate_roster(
+    roster: documents.Roster,
+    catalogue: Catalogue,
+    *,
+    verified_rolls: Collection[str] = frozenset(),
+    level_thresholds: tuple[int, ...] = LEVEL_THRESHOLDS,
+) -> Evaluation:
+    """`evaluate` for a document already parsed (`documents.parse`)."""
+    result = Evaluation(rules_version=catalogue.rules_version, resources=roster.resources)
     for index, member in enumerate(roster.members):
         builder = _MemberBuilder(
             member,
@@ -876,6 +905,17 @@ def evaluate(
         result.members.append(builder.build())
     result.total_cost = sum(m.cost["total"] for m in result.members)
     _force_checks(roster.members, result)
+    return result
+
+
+def with_resources(evaluation: Evaluation, resources: int) -> Evaluation:
+    """The same evaluation for a force with `resources` (R11): only the budget changes."""
+    result = replace(
+        evaluation,
+        resources=resources,
+        errors=[p for p in evaluation.errors if p.code != "over-budget"],
+    )
+    _check_budget(result)
     return result
 
 
@@ -909,6 +949,10 @@ def _force_checks(members: Iterable[Member], result: Evaluation) -> None:
                 f"Member names must be unique in a force: {', '.join(repeated)}.",
             )
         )
+    _check_budget(result)
+
+
+def _check_budget(result: Evaluation) -> None:
     if result.total_cost > (result.resources or 0):
         result.errors.append(
             Problem(

@@ -1,13 +1,14 @@
 """Forms of the force builder pages. They check input shape only; the rules engine
 judges legality (a draft that breaks a rule is saved and its problems shown)."""
 
-import json
 from typing import Any
 
 from django import forms
 from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import UploadedFile
 
+from dbd_site.errors import Invalid
+from dbd_site.inputs import load_json
 from roster.models import Force, Member
 from rules.catalogue import Catalogue
 
@@ -201,24 +202,11 @@ class ImportForm(forms.Form):
         if not upload and not text.strip():
             raise ValidationError("Choose a file to upload, or paste the JSON.")
         field = "file" if upload else "text"
-        raw = upload.read() if upload else text.encode("utf-8")
+        raw = upload.read() if upload else text
         try:
-            cleaned["document"] = json.loads(raw.decode("utf-8"), parse_constant=_no_constants)
-        except UnicodeDecodeError:
-            self.add_error(field, "This is not a text file (it should be UTF-8 JSON).")
-        except _NotJSON as exc:
-            self.add_error(field, str(exc))
-        except json.JSONDecodeError as exc:
-            self.add_error(
-                field,
-                f"This is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}.",
-            )
+            # The API's parser and limits (depth, numbers, characters), for one answer.
+            cleaned["document"] = load_json(raw)
+        except Invalid as exc:
+            where = f" (at {exc.pointer})" if exc.pointer else ""
+            self.add_error(field, f"{exc.message}{where} Nothing was imported.")
         return cleaned
-
-
-class _NotJSON(ValueError):
-    pass
-
-
-def _no_constants(name: str) -> None:
-    raise _NotJSON(f"This is not valid JSON: {name} is not a JSON number.")

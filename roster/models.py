@@ -26,6 +26,9 @@ class Force(models.Model):
     # The engine's last answer for the force as stored, refreshed by every write in
     # roster.services; a test proves it always equals a fresh evaluation.
     evaluation = models.JSONField(null=True, blank=True, editable=False)
+    # Moved by every write (roster.services): what If-Match, the builder's stale-edit
+    # check and every cache keyed on the force compare.
+    version = models.PositiveIntegerField(default=1, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from dbd_site.inputs import is_whole_number
 from roster import documents, engine
 from roster.documents import Problem
 from rules.catalogue import Catalogue, Equipment
@@ -247,13 +248,18 @@ def purchase_from_key(key: str) -> dict[str, Any] | None:
         return {"skill": rest}
     if kind == "line":
         number, _, choice = rest.partition(":")
-        if number.isdigit():
+        if is_whole_number(number):
             return {"line": int(number), **({"choice": choice} if choice else {})}
     return None
 
 
-def purchase_options(member: MemberJSON, catalogue: Catalogue) -> tuple[OptionGroup, ...]:
-    """Statistic lines, then the skills of each category on the society's table."""
+def purchase_options(
+    member: MemberJSON, catalogue: Catalogue, *, between_battles: bool = False
+) -> tuple[OptionGroup, ...]:
+    """Statistic lines, then the skills of each category on the society's table.
+
+    `between_battles`: the member has fought in a campaign, so a purchase goes after
+    everything bought, marked so, at today's price (R17a)."""
     society = catalogue.societies.get(member["club"]["society"])
     if society is None:
         return ()
@@ -262,12 +268,17 @@ def purchase_options(member: MemberJSON, catalogue: Catalogue) -> tuple[OptionGr
     current = list(member.get("purchases") or [])
 
     def judge(purchase: dict[str, Any], name: str) -> Option:
-        position = purchase_position(current, purchase)
+        if between_battles:
+            position = len(current)
+            purchases = [*current, {**purchase, "between_battles": True}]
+        else:
+            position = purchase_position(current, purchase)
+            purchases = with_purchase(member, purchase)["purchases"]
         entry = f"{MEMBER}/purchases/{position}"
         verdict = trial.judge(
             entry,
             shifted=f"{MEMBER}/purchases" if position < len(current) else None,
-            purchases=with_purchase(member, purchase)["purchases"],
+            purchases=purchases,
         )
         cost = verdict.member.purchase_costs[position]
         change = verdict.member.cost["total"] - before_total

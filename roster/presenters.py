@@ -10,6 +10,7 @@ from typing import Any
 
 from django.urls import reverse
 
+from dbd_site.inputs import is_whole_number
 from roster import engine, options
 from roster.models import Member, SkillRoll
 from rules.catalogue import Catalogue, Society
@@ -103,7 +104,7 @@ class MemberCard:
 
 def _slot_label(slot: str) -> str:
     kind, _, index = slot.partition("/")
-    number = int(index) + 1 if index.isdigit() else index
+    number = int(index) + 1 if is_whole_number(index) else index
     return {"free_advancements": "Free advancement", "level_ups": "Level-up"}.get(
         kind, kind
     ) + f" {number}"

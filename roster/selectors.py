@@ -7,8 +7,9 @@ from django.db.models import Count, Prefetch, QuerySet
 from django.shortcuts import get_object_or_404
 
 from roster import documents
-from roster.engine import LEVEL_THRESHOLDS, Evaluation, evaluate
+from roster.engine import Evaluation, evaluate
 from roster.models import Force, Member, SkillRoll
+from roster.policy import policy_for
 from rules.loader import get_catalogue
 
 User = AbstractBaseUser | AnonymousUser
@@ -57,16 +58,6 @@ def get_force_row(*, user: User, force_id: int) -> Force:
     return get_object_or_404(forces_for(user=user).defer("evaluation"), pk=force_id)
 
 
-def force_to_evaluate(*, force_id: int, with_campaign: bool) -> Force:
-    """A force as committed now, with its members and their rolls, for a fresh evaluation;
-    not its stored evaluation, which that replaces. With its campaign (level thresholds)
-    unless the caller already holds it."""
-    forces = _with_members(Force.objects.defer("evaluation"))
-    if with_campaign:
-        forces = forces.select_related("campaign_entry__campaign")
-    return forces.get(pk=force_id)
-
-
 def members_of(*, force: Force) -> list[Member]:
     """An already-authorised force's members in order, with their rolls (two queries)."""
     members = list(_members().filter(force=force))
@@ -89,31 +80,8 @@ def get_member(*, force: Force, member_id: int) -> Member:
 
 
 def member_json(member: Member) -> dict[str, Any]:
-    """The member as a dbd-roster/1 member; services store it canonical."""
-    return {
-        "name": member.name,
-        "role": member.role,
-        "club": {
-            "name": member.club_name,
-            "society": member.society,
-            "choice": member.society_choice,
-        },
-        "base": {
-            "ME": member.base_me,
-            "RA": member.base_ra,
-            "CA": member.base_ca,
-            "DF": member.base_df,
-        },
-        "free_advancements": member.free_advancements,
-        "purchases": member.purchases,
-        "equipment": member.equipment,
-        "core_schools": member.core_schools,
-        "spells": member.spells,
-        "spell_focus": member.spell_focus,
-        "mastery": member.mastery,
-        "xp": member.xp,
-        "level_ups": member.level_ups,
-    }
+    """The member as a dbd-roster/1 member (`documents.MEMBER_KEYS` maps the columns)."""
+    return documents.member_from_columns(member.__dict__)
 
 
 def force_document(*, force: Force) -> dict[str, Any]:
@@ -154,24 +122,14 @@ def verified_roll_pointers(*, force: Force) -> set[str]:
     return verified
 
 
-def level_thresholds_for(*, force: Force) -> tuple[int, ...]:
-    """R16's thresholds, or the campaign's own when the force is a campaign copy."""
-    entry = getattr(force, "campaign_entry", None)  # set by the campaign app, if entered
-    if entry is None:
-        return LEVEL_THRESHOLDS
-    return tuple(entry.campaign.house_rules.level_thresholds)
-
-
-def evaluate_force(*, force: Force, level_thresholds: tuple[int, ...] | None = None) -> Evaluation:
-    """A fresh evaluation from the engine (the stored one is a cache of this).
-
-    `level_thresholds` when the caller already knows them (`level_thresholds_for`).
-    """
+def evaluate_force(*, force: Force) -> Evaluation:
+    """A fresh evaluation from the engine, under the force's policy's level thresholds
+    (the stored `force.evaluation` is a cache of this; tests compare the two)."""
     return evaluate(
         force_document(force=force),
         get_catalogue(),
         verified_rolls=verified_roll_pointers(force=force),
-        level_thresholds=level_thresholds or level_thresholds_for(force=force),
+        level_thresholds=policy_for(force).level_thresholds(),
     )
 
 

@@ -8,30 +8,33 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from dbd_site import inputs
+from dbd_site.serializers import StrictSerializer
 from roster import documents, engine, selectors
 from roster.models import Force, SkillRoll
 from roster.schema import DOCUMENT_REF
 
-SHAPE_CODES = sorted(set(documents.SHAPE_CODES.values()) | {"invalid", "parse-error"})
+# The document's own shape codes, and the refusals of the JSON parser (dbd_site.inputs).
+SHAPE_CODES = sorted(set(documents.SHAPE_CODES.values()) | {"invalid"} | set(inputs.CODES))
 
 
-class ProblemSerializer(serializers.Serializer):
+class ProblemSerializer(StrictSerializer):
     pointer = serializers.CharField(help_text="JSON Pointer into the document (R12).")
     code = serializers.ChoiceField(choices=sorted({**engine.ERROR_CODES, **engine.WARNING_CODES}))
     message = serializers.CharField()
 
 
-class ShapeProblemSerializer(serializers.Serializer):
+class ShapeProblemSerializer(StrictSerializer):
     pointer = serializers.CharField(help_text="JSON Pointer to the offending value or key.")
     code = serializers.ChoiceField(choices=SHAPE_CODES)
     message = serializers.CharField()
 
 
-class ShapeErrorsSerializer(serializers.Serializer):
+class ShapeErrorsSerializer(StrictSerializer):
     errors = ShapeProblemSerializer(many=True)
 
 
-class StatsSerializer(serializers.Serializer):
+class StatsSerializer(StrictSerializer):
     ME = serializers.IntegerField()
     RA = serializers.IntegerField()
     CA = serializers.IntegerField()
@@ -40,23 +43,23 @@ class StatsSerializer(serializers.Serializer):
     FR = serializers.IntegerField()
 
 
-class DefenceSerializer(serializers.Serializer):
+class DefenceSerializer(StrictSerializer):
     melee = serializers.IntegerField()
     ranged = serializers.IntegerField()
 
 
-class SpellSlotsSerializer(serializers.Serializer):
+class SpellSlotsSerializer(StrictSerializer):
     total = serializers.IntegerField()
     used = serializers.IntegerField()
 
 
-class CostSerializer(serializers.Serializer):
+class CostSerializer(StrictSerializer):
     advancements = serializers.IntegerField()
     equipment = serializers.IntegerField()
     total = serializers.IntegerField()
 
 
-class MemberResultSerializer(serializers.Serializer):
+class MemberResultSerializer(StrictSerializer):
     name = serializers.CharField()
     role = serializers.ChoiceField(choices=["student", "mentor"])
     level = serializers.IntegerField()
@@ -72,7 +75,7 @@ class MemberResultSerializer(serializers.Serializer):
     equipment_costs = serializers.ListField(child=serializers.IntegerField())
 
 
-class EvaluationSerializer(serializers.Serializer):
+class EvaluationSerializer(StrictSerializer):
     valid = serializers.BooleanField(help_text="True exactly when `errors` is empty.")
     rules_version = serializers.CharField()
     resources = serializers.IntegerField()
@@ -86,7 +89,7 @@ class EvaluationSerializer(serializers.Serializer):
 # --- saved forces (/api/v1/rosters/) ---------------------------------------------------
 
 
-class ApiErrorSerializer(serializers.Serializer):
+class ApiErrorSerializer(StrictSerializer):
     pointer = serializers.CharField(
         help_text="JSON Pointer into the request body; empty for the request as a whole."
     )
@@ -94,11 +97,11 @@ class ApiErrorSerializer(serializers.Serializer):
     message = serializers.CharField()
 
 
-class ApiErrorsSerializer(serializers.Serializer):
+class ApiErrorsSerializer(StrictSerializer):
     errors = ApiErrorSerializer(many=True)
 
 
-class EvaluationSummarySerializer(serializers.Serializer):
+class EvaluationSummarySerializer(StrictSerializer):
     valid = serializers.BooleanField()
     total_cost = serializers.IntegerField()
     remaining = serializers.IntegerField()
@@ -197,17 +200,7 @@ class RosterDetailSerializer(serializers.ModelSerializer):
         return request.build_absolute_uri(path) if request else path
 
 
-class RosterDetailsSerializer(serializers.Serializer):
-    """PATCH: the force's name and Resources only; members change with PUT.
-
-    Describes the body: it is checked against the document's own rules for the two keys.
-    """
-
-    name = serializers.CharField(required=False, max_length=100)
-    resources = serializers.IntegerField(required=False, min_value=1, max_value=1_000_000)
-
-
-class AdvancementSerializer(serializers.Serializer):
+class AdvancementSerializer(StrictSerializer):
     """A free advancement or level-up as the document holds it."""
 
     line = serializers.IntegerField()
@@ -267,7 +260,7 @@ class ForceSkillRollSerializer(SkillRollSerializer):
         return self.context.get("member_indexes", {}).get(roll.member_id)
 
 
-class NewRollSerializer(serializers.Serializer):
+class NewRollSerializer(StrictSerializer):
     slot = serializers.CharField(
         max_length=40, help_text="The advancement: `free_advancements/0`, `level_ups/2`."
     )
@@ -293,7 +286,7 @@ class RollResultSerializer(SkillRollSerializer):
         read_only_fields = fields
 
 
-class SkillPickSerializer(serializers.Serializer):
+class SkillPickSerializer(StrictSerializer):
     slot = serializers.CharField(max_length=40)
     skill = serializers.CharField(max_length=100, help_text="`<category>/<slug>`.")
     free = serializers.BooleanField(
@@ -305,7 +298,7 @@ class SkillPickSerializer(serializers.Serializer):
     )
 
 
-class PickResultSerializer(serializers.Serializer):
+class PickResultSerializer(StrictSerializer):
     slot = serializers.CharField()
     advancement = AdvancementSerializer()
     force = EvaluationSummarySerializer()

@@ -1,256 +1,559 @@
-"""Writes to saved forces. Every write leaves the stored evaluation fresh.
+"""The one write path for saved forces: nothing else writes forces, members or rolls.
 
-Callers (views, API views) check permissions first, through `roster.selectors`;
-the functions here trust the force or member they are given.
+Every command runs `_write`, in one transaction:
+1. the force's policy (`roster.policy`) takes its own locks, then the force row is
+   locked, and the version the caller made the change on is checked (`If-Match`, or
+   the builder's `version`): a stale one changes nothing;
+2. the policy permits the command (who, when);
+3. the change is applied to the force as plain data (its members' dbd-roster/1 JSON);
+4. the document is parsed (a malformed one is refused, R12) and evaluated **once**;
+5. the command's own check and the policy's judgement run on that evaluation (what);
+6. members, rolls and the evaluation are stored, the version moves on, and the policy
+   settles its own records (a campaign's ledger and log) in the same transaction.
+
+Refusals raise `dbd_site.errors.DomainError` kinds; callers render them. Real dice are
+`random.SystemRandom()`; tests inject a seeded or scripted `random.Random`.
 """
 
+import copy
 import random
 import secrets
-from typing import Any
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, TypeVar
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
-from django.db.models import Max
+from django.db.models import Prefetch
 from django.utils import timezone
 
+from dbd_site.errors import (
+    Conflict,
+    DomainError,
+    Invalid,
+    NotFound,
+    PreconditionFailed,
+    Problem,
+    declare_codes,
+    under,
+)
+from dbd_site.inputs import is_whole_number
 from roster import documents, engine, selectors
 from roster.models import Force, Member, SkillRoll
+from roster.policy import Command, MemberState, Proposal, policy_for
 from rules.loader import get_catalogue
 
+T = TypeVar("T")
 SLOT_KINDS = ("free_advancements", "level_ups")
 
-
-class RollRefused(ValueError):
-    """A roll or pick the rules do not allow right now; the message says why.
-
-    `field` names the input it is about ("slot", "table" or "skill"), for forms and the API.
-    """
-
-    def __init__(self, message: str, *, field: str = "slot") -> None:
-        super().__init__(message)
-        self.field = field
-
-
-def refresh_evaluation(force: Force, *, members_in_hand: bool = False) -> Force:
-    """Store the engine's answer for the force as it now is (the page and API read it).
-
-    With `members_in_hand` the caller read the force with its members and their rolls and
-    made its change on those very objects: the answer is worked out from them and stored
-    only if nothing else has written to the force since it was read (its `updated_at`,
-    which every write moves, is checked by the UPDATE itself). If something has, or
-    without `members_in_hand`, the members are read again.
-    """
-    if members_in_hand:
-        evaluation = selectors.evaluate_force(force=force).as_dict()
-        now = timezone.now()
-        unchanged = Force.objects.filter(pk=force.pk, updated_at=force.updated_at)
-        if unchanged.update(evaluation=evaluation, updated_at=now):
-            force.evaluation, force.updated_at = evaluation, now
-            return force
-    # The members as committed now (another request may have changed one of them), and
-    # the campaign (for its level thresholds) as the caller read it, if it did.
-    knows_campaign = Force.campaign_entry.is_cached(force)
-    fresh = selectors.force_to_evaluate(force_id=force.pk, with_campaign=not knows_campaign)
-    thresholds = selectors.level_thresholds_for(force=force if knows_campaign else fresh)
-    force.evaluation = selectors.evaluate_force(force=fresh, level_thresholds=thresholds).as_dict()
-    # .update() skips auto_now, and any change to a member is a change to the force.
-    force.updated_at = timezone.now()
-    Force.objects.filter(pk=force.pk).update(
-        evaluation=force.evaluation, updated_at=force.updated_at
-    )
-    return force
-
-
-def _member_fields(parsed: documents.Member) -> dict[str, Any]:
-    """Model fields for a parsed member, its lists stored as canonical JSON."""
-    canonical = documents.export_member(parsed)
-    return {
-        "name": parsed.name,
-        "role": parsed.role,
-        "club_name": parsed.club_name,
-        "society": parsed.society,
-        "society_choice": parsed.society_choice,
-        "base_me": parsed.base["ME"],
-        "base_ra": parsed.base["RA"],
-        "base_ca": parsed.base["CA"],
-        "base_df": parsed.base["DF"],
-        "free_advancements": canonical["free_advancements"],
-        "purchases": canonical["purchases"],
-        "equipment": canonical["equipment"],
-        "core_schools": canonical["core_schools"],
-        "spells": canonical["spells"],
-        "spell_focus": parsed.spell_focus,
-        "mastery": parsed.mastery,
-        "xp": parsed.xp,
-        "level_ups": canonical["level_ups"],
+CODES = declare_codes(
+    {
+        "no-such-member": "The force has no such member (any more).",
+        "no-such-slot": "The member has no advancement at that slot.",
+        "not-a-skill-slot": "Only a skill line is rolled for or picked.",
+        "roll-refused": "The rules do not allow that roll or pick now (R5, R5a).",
+        "table-required": "After a natural 12, name the table to roll on (R5).",
+        "reroll-fr": "A re-roll may not take FR below 0 (R3, R5a).",
+        "not-a-choice": "That skill is not one the roll lets the student pick freely (R5).",
+        "unknown-skill-choice": "No skill has that name.",
     }
+)
 
 
-@transaction.atomic
+# --- the draft a command changes ---------------------------------------------------------
+
+
+@dataclass(slots=True)
+class Draft:
+    """The force as plain data under the lock, for a command to change in place.
+
+    `members` hold each member's JSON (and its id; None for a new one), `rolls` the
+    stored rolls of each existing member by id, `new_rolls` the rolls to store.
+    """
+
+    name: str
+    resources: int
+    members: list[MemberState]
+    rolls: dict[int, list[SkillRoll]]
+    new_rolls: list[tuple[MemberState, SkillRoll]] = field(default_factory=list)
+
+    def member(self, member_id: int) -> MemberState:
+        for state in self.members:
+            if state.id == member_id:
+                return state
+        raise NotFound("no-such-member", "This force has no such member (any more).")
+
+    def index_of(self, state: MemberState) -> int:
+        return next(i for i, s in enumerate(self.members) if s is state)
+
+    def rolls_of(self, state: MemberState, slot: str) -> list[SkillRoll]:
+        stored = [r for r in self.rolls.get(state.id, []) if r.slot == slot] if state.id else []
+        return stored + [r for s, r in self.new_rolls if s is state and r.slot == slot]
+
+
+@dataclass(frozen=True, slots=True)
+class Written:
+    """What a command did: the force as stored now, and the command's own value."""
+
+    force: Force
+    value: Any
+
+
+Check = Callable[[engine.Evaluation, Draft], None]
+
+
+def _member_rows(force: Force) -> list[Member]:
+    rolls = Prefetch("rolls", queryset=SkillRoll.objects.order_by("created_at", "id"))
+    return list(
+        Member.objects.filter(force=force).order_by("position", "id").prefetch_related(rolls)
+    )
+
+
+def _verified(draft: Draft) -> set[str]:
+    """R5: pointers of rolled advancements whose skill the server's last roll gave."""
+    verified: set[str] = set()
+    for index, state in enumerate(draft.members):
+        for kind in SLOT_KINDS:
+            for k, advancement in enumerate(state.data.get(kind, [])):
+                rolls = draft.rolls_of(state, f"{kind}/{k}")
+                if selectors.roll_is_evidence(rolls, advancement):
+                    verified.add(f"/members/{index}/{kind}/{k}")
+    return verified
+
+
+def _check_version(force: Force, *, if_match: int | None, made_on: int | None) -> None:
+    if if_match is not None and if_match != force.version:
+        named = f"version {if_match}" if if_match >= 0 else "no version of this force"
+        raise PreconditionFailed(
+            "precondition-failed",
+            f"If-Match names {named}; the force is at version {force.version}. Read it "
+            "again (its ETag) and resend the change.",
+        )
+    if made_on is not None and made_on != force.version:
+        raise Conflict(
+            "stale-version",
+            "This force changed since this page was loaded (in another tab or by another "
+            "device); nothing was changed. Here it is as it is now: make the change again.",
+            pointer="/version",
+        )
+
+
+def _write(
+    force: Force,
+    command: Command,
+    change: Callable[[Draft], T],
+    *,
+    if_match: int | None = None,
+    made_on: int | None = None,
+    check: Check | None = None,
+) -> Written:
+    """Run one command through the write path (see the module's docstring)."""
+    with transaction.atomic():
+        policy = policy_for(force)
+        policy.lock()
+        locked = Force.objects.select_for_update().get(pk=force.pk)
+        _check_version(locked, if_match=if_match, made_on=made_on)
+        policy.permit(command, locked)
+        rows = _member_rows(locked)
+        before = [MemberState(m.pk, selectors.member_json(m)) for m in rows]
+        draft = Draft(
+            name=locked.name,
+            resources=locked.resources,
+            members=[MemberState(s.id, copy.deepcopy(s.data)) for s in before],
+            rolls={m.pk: list(m.rolls.all()) for m in rows},
+        )
+        value = change(draft)
+        if callable(command.description):
+            command = replace(command, description=command.description())
+        document = {
+            "format": documents.FORMAT,
+            "name": draft.name,
+            "resources": draft.resources,
+            "members": [state.data for state in draft.members],
+        }
+        try:
+            roster = documents.parse(document)
+        except documents.MalformedDocument as exc:
+            raise Invalid.of(exc.problems) from exc
+        for state, parsed in zip(draft.members, roster.members, strict=True):
+            state.data = documents.export_member(parsed)  # stored canonical
+        evaluation = engine.evaluate_roster(
+            roster,
+            get_catalogue(),
+            verified_rolls=_verified(draft),
+            level_thresholds=policy.level_thresholds(),
+        )
+        if check is not None:
+            check(evaluation, draft)
+        proposal = Proposal(
+            command=command,
+            force=locked,
+            before_members=before,
+            after_members=draft.members,
+            before=locked.evaluation or {},
+            after=evaluation,
+            resources=draft.resources,
+        )
+        verdict = policy.judge(proposal)
+        if verdict.resources is not None and verdict.resources != draft.resources:
+            draft.resources = verdict.resources
+            evaluation = engine.with_resources(evaluation, verdict.resources)
+            proposal.after = evaluation
+        _store(locked, rows, before, draft, evaluation)
+        policy.settle(proposal, verdict)
+        _show_on(force, locked)
+        return Written(locked, value)
+
+
+# What a write changes on the force row, shown on the caller's own instance too.
+_FORCE_FIELDS = ("name", "resources", "evaluation", "version", "updated_at", "share_token")
+
+
+def _show_on(given: Force, stored: Force) -> None:
+    if given is not stored:
+        for name in _FORCE_FIELDS:
+            setattr(given, name, getattr(stored, name))
+
+
+def _store(
+    force: Force,
+    rows: list[Member],
+    before: Sequence[MemberState],
+    draft: Draft,
+    evaluation: engine.Evaluation,
+) -> None:
+    """Members, rolls and the evaluation as the draft has them; the version moves on."""
+    by_id = {m.pk: m for m in rows}
+    kept = {s.id for s in draft.members if s.id is not None}
+    gone = [pk for pk in by_id if pk not in kept]
+    if gone:
+        Member.objects.filter(pk__in=gone).delete()
+    was = {s.id: s.data for s in before}
+    # Positions are unique in a force: members that move go out of the way first.
+    moving = [
+        (i, by_id[s.id])
+        for i, s in enumerate(draft.members)
+        if s.id is not None and by_id[s.id].position != i
+    ]
+    for i, row in moving:
+        Member.objects.filter(pk=row.pk).update(position=10_000 + i)
+    for i, state in enumerate(draft.members):
+        if state.id is None:
+            continue
+        row = by_id[state.id]
+        if state.data != was[state.id] or row.position != i:
+            for column, value in documents.member_columns(state.data).items():
+                setattr(row, column, value)
+            row.position = i
+            row.save()
+    for i, state in enumerate(draft.members):
+        if state.id is None:
+            row = Member.objects.create(
+                force=force, position=i, **documents.member_columns(state.data)
+            )
+            state.id = row.pk
+    for state, roll in draft.new_rolls:
+        roll.member_id = state.id
+    SkillRoll.objects.bulk_create([roll for _, roll in draft.new_rolls])
+    force.name = draft.name
+    force.resources = draft.resources
+    force.evaluation = evaluation.as_dict()
+    force.version += 1
+    force.updated_at = timezone.now()
+    force.save(update_fields=["name", "resources", "evaluation", "version", "updated_at"])
+
+
+def _touch(force: Force, command: Command, change: Callable[[Force], None]) -> Force:
+    """A command that changes nothing the rules see (a share link): lock, permit, change,
+    move the version."""
+    with transaction.atomic():
+        policy = policy_for(force)
+        policy.lock()
+        locked = Force.objects.select_for_update().get(pk=force.pk)
+        policy.permit(command, locked)
+        change(locked)
+        locked.version += 1
+        locked.save()
+        _show_on(force, locked)
+        return locked
+
+
+# --- forces ---------------------------------------------------------------------------------
+
+
+def _new_force(owner: AbstractBaseUser, name: str, resources: int, rules_version: str) -> Force:
+    return Force.objects.create(
+        owner=owner, name=name, resources=resources, rules_version=rules_version
+    )
+
+
+def _replace_members(draft: Draft, members: Sequence[dict[str, Any]]) -> None:
+    """The draft's members become `members`; one that keeps its place and name keeps its
+    id (and so its roll history)."""
+    old = draft.members
+    draft.members = [
+        MemberState(
+            old[i].id if i < len(old) and old[i].data.get("name") == data.get("name") else None,
+            copy.deepcopy(data),
+        )
+        for i, data in enumerate(members)
+    ]
+
+
 def create_force(*, owner: AbstractBaseUser, name: str, resources: int = 50) -> Force:
-    force = Force.objects.create(
-        owner=owner,
-        name=name,
-        resources=resources,
-        rules_version=get_catalogue().rules_version,
-    )
-    return refresh_evaluation(force)
+    with transaction.atomic():
+        force = _new_force(owner, name, resources, get_catalogue().rules_version)
+        return _write(force, Command("create", owner), lambda draft: None).force
 
 
-@transaction.atomic
-def update_force_details(*, force: Force, name: str, resources: int) -> Force:
-    force.name = name
-    force.resources = resources
-    force.save(update_fields=["name", "resources", "updated_at"])
-    return refresh_evaluation(force)
-
-
-@transaction.atomic
-def delete_force(*, force: Force) -> None:
-    force.delete()
-
-
-@transaction.atomic
-def set_share_link(*, force: Force, enabled: bool) -> Force:
-    """Turn the read-only link on (a new unguessable token) or off."""
-    force.share_token = secrets.token_urlsafe(32) if enabled else None
-    force.save(update_fields=["share_token", "updated_at"])
-    return force
-
-
-@transaction.atomic
-def duplicate_force(*, force: Force, owner: AbstractBaseUser, name: str | None = None) -> Force:
-    """A copy with its members and their roll history (so verified rolls stay verified)."""
-    copy = Force.objects.create(
-        owner=owner,
-        name=name or f"{force.name} (copy)"[:100],
-        resources=force.resources,
-        rules_version=force.rules_version,
-    )
-    for member in force.members.all():
-        rolls = list(member.rolls.all())
-        member.pk = None
-        member.force = copy
-        member.save()
-        for roll in rolls:
-            roll.pk = None
-            roll.member = member
-        SkillRoll.objects.bulk_create(rolls)
-    return refresh_evaluation(copy)
-
-
-@transaction.atomic
 def import_force(*, owner: AbstractBaseUser, document: Any) -> Force:
-    """A new force from a dbd-roster/1 document; `MalformedDocument` creates nothing.
+    """A new force from a dbd-roster/1 document; a malformed one creates nothing (400).
 
     Rolls cannot travel in a document, so every rolled skill in it is unverified (R5).
     """
-    roster = documents.parse(document)
-    force = Force.objects.create(
-        owner=owner,
-        name=roster.name,
-        resources=roster.resources,
-        rules_version=get_catalogue().rules_version,
-    )
-    Member.objects.bulk_create(
-        Member(force=force, position=i, **_member_fields(m)) for i, m in enumerate(roster.members)
-    )
-    return refresh_evaluation(force)
+    try:
+        roster = documents.parse(document)
+    except documents.MalformedDocument as exc:
+        raise Invalid.of(exc.problems) from exc
+    with transaction.atomic():
+        force = _new_force(owner, roster.name, roster.resources, get_catalogue().rules_version)
+
+        def change(draft: Draft) -> None:
+            _replace_members(draft, document["members"])
+
+        return _write(force, Command("import", owner), change).force
 
 
-@transaction.atomic
-def replace_document(*, force: Force, document: Any) -> Force:
-    """Make the force say what `document` says (the API's PUT).
+def duplicate_force(
+    *, force: Force, owner: AbstractBaseUser, name: str | None = None, actor=None
+) -> Force:
+    """A copy with its members and their roll history (so verified rolls stay verified).
 
-    A member that keeps its place and name keeps its roll history.
+    `actor` is who asks (None when an app copies a force for itself, e.g. a campaign).
     """
-    roster = documents.parse(document)
-    existing = {m.position: m for m in force.members.all()}
-    force.name = roster.name
-    force.resources = roster.resources
-    force.save(update_fields=["name", "resources", "updated_at"])
-    for i, parsed in enumerate(roster.members):
-        fields = _member_fields(parsed)
-        current = existing.pop(i, None)
-        if current is not None and current.name == parsed.name:
-            for key, value in fields.items():
-                setattr(current, key, value)
-            current.save()
-        else:
-            if current is not None:
-                current.delete()
-            Member.objects.create(force=force, position=i, **fields)
-    for leftover in existing.values():
-        leftover.delete()
-    return refresh_evaluation(force)
+    with transaction.atomic():
+        copy_ = _new_force(
+            owner, name or f"{force.name} (copy)"[:100], force.resources, force.rules_version
+        )
+        rows = _member_rows(force)
+        for row in rows:
+            rolls = list(row.rolls.all())
+            row.pk = None
+            row.force = copy_
+            row.save()
+            for roll in rolls:
+                roll.pk = None
+                roll.member = row
+            SkillRoll.objects.bulk_create(rolls)
+        return _write(copy_, Command("duplicate", actor), lambda draft: None).force
 
 
-@transaction.atomic
-def add_member(*, force: Force, data: Any) -> Member:
-    """Append a member from its dbd-roster/1 JSON; drafts may break rules, not the shape."""
-    parsed = documents.parse_member(data)
-    last = force.members.aggregate(last=Max("position"))["last"]
-    member = Member.objects.create(
-        force=force, position=0 if last is None else last + 1, **_member_fields(parsed)
-    )
-    refresh_evaluation(force)
-    return member
+def refresh(*, force: Force, description: str = "") -> Force:
+    """Evaluate the force again as it stands (its policy's numbers may have moved: a
+    campaign's level thresholds or ledger). The app's own bookkeeping: no actor."""
+    return _write(force, Command("refresh", None, description), lambda draft: None).force
 
 
-@transaction.atomic
-def update_member(*, member: Member, data: Any) -> Member:
+def update_force_details(
+    *,
+    force: Force,
+    actor: AbstractBaseUser | None,
+    name: str | None = None,
+    resources: int | None = None,
+    if_match: int | None = None,
+) -> Force:
+    """Rename the force and/or change its Resources (R11)."""
+
+    def change(draft: Draft) -> None:
+        if name is not None:
+            draft.name = name
+        if resources is not None:
+            draft.resources = resources
+
+    kind = "set-resources" if resources is not None and resources != force.resources else "rename"
+    return _write(force, Command(kind, actor), change, if_match=if_match).force
+
+
+def replace_document(
+    *,
+    force: Force,
+    actor: AbstractBaseUser | None,
+    document: Any,
+    if_match: int | None = None,
+) -> Force:
+    """Make the force say what `document` says (the API's PUT); a member that keeps its
+    place and name keeps its roll history. A malformed document changes nothing."""
+    try:
+        roster = documents.parse(document)
+    except documents.MalformedDocument as exc:
+        raise Invalid.of(exc.problems) from exc
+
+    def change(draft: Draft) -> None:
+        draft.name = roster.name
+        draft.resources = roster.resources
+        _replace_members(draft, document["members"])
+
+    command = Command("replace-document", actor, "a new version of the document")
+    return _write(force, command, change, if_match=if_match).force
+
+
+def patch_document(
+    *,
+    force: Force,
+    actor: AbstractBaseUser | None,
+    changes: Mapping[str, Any],
+    if_match: int | None = None,
+) -> Force:
+    """Replace some top-level keys of the document: `name`, `resources`, `members` (the
+    caller has refused any other key). A malformed value changes nothing."""
+
+    def change(draft: Draft) -> None:
+        if "name" in changes:
+            draft.name = changes["name"]
+        if "resources" in changes:
+            draft.resources = changes["resources"]
+        if "members" in changes:
+            members = changes["members"]
+            shape = {"format": documents.FORMAT, "name": "x", "resources": 1, "members": members}
+            problems = documents.shape_problems(shape)
+            if problems:
+                raise Invalid.of(problems)
+            _replace_members(draft, members)
+
+    command = Command("replace-document", actor, "a new version of the document")
+    return _write(force, command, change, if_match=if_match).force
+
+
+def delete_force(
+    *, force: Force, actor: AbstractBaseUser | None, if_match: int | None = None
+) -> None:
+    with transaction.atomic():
+        policy = policy_for(force)
+        policy.lock()
+        locked = Force.objects.select_for_update().get(pk=force.pk)
+        _check_version(locked, if_match=if_match, made_on=None)
+        policy.permit(Command("delete", actor), locked)
+        locked.delete()
+
+
+def set_share_link(*, force: Force, actor: AbstractBaseUser | None, enabled: bool) -> Force:
+    """Turn the read-only link on (a new unguessable token) or off."""
+
+    def change(locked: Force) -> None:
+        locked.share_token = secrets.token_urlsafe(32) if enabled else None
+
+    return _touch(force, Command("share", actor), change)
+
+
+# --- members --------------------------------------------------------------------------------
+
+
+def add_member(
+    *,
+    force: Force,
+    actor: AbstractBaseUser | None,
+    data: Any,
+    made_on: int | None = None,
+) -> Member:
+    """Recruit: append a member from its dbd-roster/1 JSON (drafts may break rules, not
+    the shape; the document holds at most 20 members)."""
+    try:
+        documents.parse_member(data)
+    except documents.MalformedDocument as exc:
+        raise Invalid.of(exc.problems) from exc
+
+    def change(draft: Draft) -> MemberState:
+        state = MemberState(None, copy.deepcopy(data))
+        draft.members.append(state)
+        return state
+
+    command = Command("recruit", actor, f"recruited {data.get('name', 'a member')}")
+    written = _write(force, command, change, made_on=made_on)
+    return Member.objects.get(pk=written.value.id)
+
+
+def change_member(
+    *,
+    force: Force,
+    actor: AbstractBaseUser | None,
+    member_id: int,
+    change: Callable[[dict[str, Any]], dict[str, Any]],
+    description: str | Callable[[], str] = "",
+    made_on: int | None = None,
+) -> Member:
+    """Apply `change` (the member's JSON in, its new JSON out) to the member as stored
+    now, under the lock: two changes made at once both land, one after the other."""
+
+    def apply(draft: Draft) -> MemberState:
+        state = draft.member(member_id)
+        data = change(copy.deepcopy(state.data))
+        try:
+            documents.parse_member(data)
+        except documents.MalformedDocument as exc:
+            at = documents.pointer("members", draft.index_of(state))
+            raise Invalid.of(under(at, exc.problems)) from exc
+        state.data = data
+        return state
+
+    command = Command("change-member", actor, description, member_id=member_id)
+    _write(force, command, apply, made_on=made_on)
+    return Member.objects.get(pk=member_id)
+
+
+def update_member(
+    *, force: Force, actor: AbstractBaseUser | None, member_id: int, data: Any
+) -> Member:
     """Replace a member's JSON (keeping its place and its rolls)."""
-    parsed = documents.parse_member(data)
-    for key, value in _member_fields(parsed).items():
-        setattr(member, key, value)
-    member.save()
-    refresh_evaluation(member.force, members_in_hand=_read_with(member.force, member))
-    return member
+    return change_member(force=force, actor=actor, member_id=member_id, change=lambda _: data)
 
 
-def _read_with(force: Force, member: Member) -> bool:
-    """Whether `force` was read with its members and their rolls (`selectors.get_force`)
-    and `member` is one of those very objects, so a change to it is in hand."""
-    members = getattr(force, "_prefetched_objects_cache", {}).get("members")
-    return (
-        members is not None
-        and any(m is member for m in members)
-        and all("rolls" in getattr(m, "_prefetched_objects_cache", {}) for m in members)
-    )
+def remove_member(
+    *, force: Force, actor: AbstractBaseUser | None, member_id: int, made_on: int | None = None
+) -> None:
+    """Retire a member from the force (R18a: their history stays in past battles)."""
+
+    def change(draft: Draft) -> None:
+        draft.members.remove(draft.member(member_id))
+
+    _write(force, Command("retire", actor, member_id=member_id), change, made_on=made_on)
 
 
-@transaction.atomic
-def remove_member(*, member: Member) -> None:
-    force = member.force
-    member.delete()
-    refresh_evaluation(force)
+# --- skill rolls and picks (R5, R5a, R17) -------------------------------------------------
 
 
-# --- server-side skill rolls (R5, R17) ---------------------------------------------------
-
-
-def _advancement_at(member: Member, slot: str) -> tuple[list[dict[str, Any]], int]:
+def _slot(draft: Draft, member_id: int, slot: str) -> tuple[MemberState, list[dict], int]:
+    state = draft.member(member_id)
     kind, _, index = slot.partition("/")
-    if kind not in SLOT_KINDS or not index.isdigit():
-        raise RollRefused(f"'{slot}' is not an advancement; use e.g. 'free_advancements/0'.")
-    advancements = getattr(member, kind)
+    if kind not in SLOT_KINDS or not is_whole_number(index):
+        raise Invalid(
+            "no-such-slot",
+            f"'{slot}' is not an advancement; use e.g. 'free_advancements/0'.",
+            pointer="/slot",
+        )
+    advancements = state.data[kind]
     position = int(index)
     if position >= len(advancements):
-        raise RollRefused(f"{member.name} has no advancement at '{slot}'.")
-    return advancements, position
+        raise Invalid(
+            "no-such-slot",
+            f"{state.data['name']} has no advancement at '{slot}'.",
+            pointer="/slot",
+        )
+    return state, advancements, position
 
 
-def _skill_line_category(member: Member, advancement: dict[str, Any]) -> str:
-    society = get_catalogue().societies.get(member.society)
-    if society is None:
-        raise RollRefused(f"Choose a society for {member.name} before rolling.")
-    line = society.lines.get(advancement.get("line"))
+def _line_category(state: MemberState, advancement: dict[str, Any]) -> str:
+    society = get_catalogue().societies.get(state.data["club"]["society"])
+    line = society.lines.get(advancement.get("line")) if society else None
     if line is None or line.kind != "skill":
-        raise RollRefused("Only a skill line is rolled for; choose a skill line first.")
+        raise Invalid(
+            "not-a-skill-slot",
+            "Only a skill line is rolled for; choose a skill line first.",
+            pointer="/slot",
+        )
     return line.skill_category
 
 
-def _current_sequence(rolls: list[SkillRoll]) -> list[SkillRoll]:
+def _sequence(rolls: list[SkillRoll]) -> list[SkillRoll]:
     """The rolls since the last finished result: a natural 12 leaves the roll open."""
     sequence: list[SkillRoll] = []
     for roll in rolls:
@@ -260,115 +563,295 @@ def _current_sequence(rolls: list[SkillRoll]) -> list[SkillRoll]:
     return sequence
 
 
-@transaction.atomic
+def owned_skills(data: Mapping[str, Any], *, exclude_slot: str | None = None) -> list[str]:
+    """Skills the member has from advancements and purchases ('already owned', R5)."""
+    skills = [
+        advancement["skill"]
+        for kind in SLOT_KINDS
+        for i, advancement in enumerate(data.get(kind, []))
+        if f"{kind}/{i}" != exclude_slot and advancement.get("skill")
+    ]
+    skills.extend(p["skill"] for p in data.get("purchases", []) if "skill" in p)
+    return skills
+
+
+def _no_new_fr_breach(member_id: int, slot: str, before: Collection[tuple[str, str]]) -> Check:
+    """R5a: a re-roll (or pick) may not take FR below 0 at its advancement."""
+
+    def check(evaluation: engine.Evaluation, draft: Draft) -> None:
+        state = draft.member(member_id)
+        at = documents.pointer("members", draft.index_of(state), *slot.split("/"))
+        breach = [
+            p
+            for p in evaluation.errors
+            if p.pointer == at and p.code == "statistic-out-of-bounds" and "FR" in p.message
+        ]
+        if breach and (at, "statistic-out-of-bounds") not in before:
+            raise Invalid(
+                "reroll-fr",
+                f"{state.data['name']} has no FR left to pay for this (R5a: FR may not go "
+                "below 0).",
+                pointer="/slot",
+            )
+
+    return check
+
+
+def _stored_errors(force: Force) -> set[tuple[str, str]]:
+    return {(p["pointer"], p["code"]) for p in (force.evaluation or {}).get("errors", [])}
+
+
 def roll_skill(
     *,
-    member: Member,
+    force: Force,
+    actor: AbstractBaseUser | None,
+    member_id: int,
     slot: str,
-    user: AbstractBaseUser | None,
     table: str | None = None,
-    rng: random.Random | None = None,
+    rng: random.Random,
+    made_on: int | None = None,
 ) -> SkillRoll:
     """Roll 1d12 on the server for the skill advancement at `slot` and store the roll.
 
     After a natural 12, `table` names the table to roll on next (any of them). Rolling
-    again after a result is a re-roll: -1 FR, counted in the advancement's `rerolls`.
-    Real rolls use `random.SystemRandom()`; tests inject a seeded or scripted Random.
+    again after a result is a re-roll: -1 FR, counted in the advancement's `rerolls`,
+    refused when it would take FR below 0 (R5a).
     """
-    member = Member.objects.select_for_update().get(pk=member.pk)
-    advancements, position = _advancement_at(member, slot)
-    advancement = dict(advancements[position])
-    line_category = _skill_line_category(member, advancement)
-    earlier = list(member.rolls.filter(slot=slot).order_by("created_at", "id"))
-    sequence = _current_sequence(earlier)
     catalogue = get_catalogue()
 
-    continuing = bool(sequence) and sequence[-1].outcome == SkillRoll.Outcome.NATURAL_12
-    if continuing:
-        if table not in catalogue.skill_categories:
-            names = ", ".join(catalogue.skill_categories)
-            raise RollRefused(
-                f"A natural 12: choose the table to roll on ({names}).", field="table"
-            )
-        category = table
-    else:
-        if earlier:
-            advancement["rerolls"] = advancement.get("rerolls", 0) + 1
-        category = line_category
-
-    owned = engine_skills(member, exclude_slot=slot)
-    result = engine.roll_skill(
-        catalogue.skill_categories[category], owned, rng or random.SystemRandom()
-    )
-    roll = SkillRoll.objects.create(
-        member=member,
-        rolled_by=user,
-        slot=slot,
-        table=result.table,
-        dice=list(result.dice),
-        outcome=result.outcome,
-        skill=result.skill or "",
-        choices=list(result.choices),
-    )
-
-    advancement.pop("skill", None)
-    advancement["method"] = "rolled"
-    natural_12 = continuing or result.outcome == SkillRoll.Outcome.NATURAL_12
-    if natural_12:
-        advancement["natural_12"] = True
-    else:
-        advancement.pop("natural_12", None)
-    if result.skill:
-        advancement["skill"] = result.skill
-    if not advancement.get("rerolls"):
-        advancement.pop("rerolls", None)
-    advancements[position] = advancement
-    member.save()
-    refresh_evaluation(member.force)
-    return roll
-
-
-def engine_skills(member: Member, *, exclude_slot: str | None = None) -> list[str]:
-    """Skills the member has from its advancements, for 'already owned' on a roll (R5)."""
-    skills = []
-    for kind in SLOT_KINDS:
-        for i, advancement in enumerate(getattr(member, kind)):
-            if f"{kind}/{i}" != exclude_slot and advancement.get("skill"):
-                skills.append(advancement["skill"])
-    skills.extend(p["skill"] for p in member.purchases if "skill" in p)
-    return skills
-
-
-@transaction.atomic
-def take_free_pick(*, member: Member, slot: str, skill: str) -> Member:
-    """After a roll the student cannot take, choose among its choices at no cost (R5)."""
-    member = Member.objects.select_for_update().get(pk=member.pk)
-    advancements, position = _advancement_at(member, slot)
-    last = member.rolls.filter(slot=slot).order_by("-created_at", "-id").first()
-    if last is None or last.outcome != SkillRoll.Outcome.PICK_FREELY:
-        raise RollRefused("A free pick follows a roll whose skill could not be taken.")
-    if skill not in last.choices:
-        raise RollRefused(
-            f"'{skill}' is not one of the skills this roll lets you pick.", field="skill"
+    def change(draft: Draft) -> SkillRoll:
+        state, advancements, position = _slot(draft, member_id, slot)
+        advancement = dict(advancements[position])
+        line_category = _line_category(state, advancement)
+        earlier = draft.rolls_of(state, slot)
+        sequence = _sequence(earlier)
+        continuing = bool(sequence) and sequence[-1].outcome == SkillRoll.Outcome.NATURAL_12
+        if continuing:
+            if table not in catalogue.skill_categories:
+                names = ", ".join(catalogue.skill_categories)
+                raise Invalid(
+                    "table-required",
+                    f"A natural 12: choose the table to roll on ({names}).",
+                    pointer="/table",
+                )
+            category = table
+        else:
+            if earlier:
+                advancement["rerolls"] = advancement.get("rerolls", 0) + 1
+            category = line_category
+        owned = owned_skills(state.data, exclude_slot=slot)
+        result = engine.roll_skill(catalogue.skill_categories[category], owned, rng)
+        roll = SkillRoll(
+            rolled_by=actor,
+            slot=slot,
+            table=result.table,
+            dice=list(result.dice),
+            outcome=result.outcome,
+            skill=result.skill or "",
+            choices=list(result.choices),
+            created_at=timezone.now(),
         )
-    advancement = dict(advancements[position])
-    advancement.update(skill=skill, method="rolled")
-    advancements[position] = advancement
-    member.save()
-    refresh_evaluation(member.force)
-    return member
+        draft.new_rolls.append((state, roll))
+        advancement.pop("skill", None)
+        advancement["method"] = "rolled"
+        if continuing or result.outcome == SkillRoll.Outcome.NATURAL_12:
+            advancement["natural_12"] = True
+        else:
+            advancement.pop("natural_12", None)
+        if result.skill:
+            advancement["skill"] = result.skill
+        if not advancement.get("rerolls"):
+            advancement.pop("rerolls", None)
+        advancements[position] = advancement
+        return roll
+
+    command = Command("roll", actor, "a skill roll", member_id=member_id, slot=slot)
+    check = _no_new_fr_breach(member_id, slot, _stored_errors(force))
+    return _write(force, command, change, made_on=made_on, check=check).value
 
 
-@transaction.atomic
-def pick_skill(*, member: Member, slot: str, skill: str) -> Member:
-    """Choose the skill outright for -2 FR (R5); re-rolls already paid for stay paid."""
-    member = Member.objects.select_for_update().get(pk=member.pk)
-    advancements, position = _advancement_at(member, slot)
-    advancement = dict(advancements[position])
-    _skill_line_category(member, advancement)
-    advancement.update(skill=skill, method="picked")
-    advancement.pop("natural_12", None)
-    advancements[position] = advancement
-    member.save()
-    refresh_evaluation(member.force)
-    return member
+def take_free_pick(
+    *,
+    force: Force,
+    actor: AbstractBaseUser | None,
+    member_id: int,
+    slot: str,
+    skill: str,
+    made_on: int | None = None,
+) -> Member:
+    """After a roll the student cannot take, choose among its choices at no cost (R5)."""
+
+    def change(draft: Draft) -> None:
+        state, advancements, position = _slot(draft, member_id, slot)
+        rolls = draft.rolls_of(state, slot)
+        last = rolls[-1] if rolls else None
+        if last is None or last.outcome != SkillRoll.Outcome.PICK_FREELY:
+            raise Invalid(
+                "roll-refused",
+                "A free pick follows a roll whose skill could not be taken.",
+                pointer="/slot",
+            )
+        if skill not in last.choices:
+            raise Invalid(
+                "not-a-choice",
+                "That is not one of the skills this roll lets you pick.",
+                pointer="/skill",
+            )
+        advancements[position] = {**advancements[position], "skill": skill, "method": "rolled"}
+
+    command = Command("free-pick", actor, "a free pick", member_id=member_id, slot=slot)
+    _write(force, command, change, made_on=made_on)
+    return Member.objects.get(pk=member_id)
+
+
+def pick_skill(
+    *,
+    force: Force,
+    actor: AbstractBaseUser | None,
+    member_id: int,
+    slot: str,
+    skill: str,
+    made_on: int | None = None,
+) -> Member:
+    """Choose the skill outright for -2 FR (R5); re-rolls already paid for stay paid
+    (R5a), and the pick is refused if FR would go below 0."""
+    if skill not in get_catalogue().skills:
+        raise Invalid("unknown-skill-choice", "Choose one of the listed skills.", pointer="/skill")
+
+    def change(draft: Draft) -> None:
+        state, advancements, position = _slot(draft, member_id, slot)
+        advancement = dict(advancements[position])
+        _line_category(state, advancement)
+        advancement.update(skill=skill, method="picked")
+        advancement.pop("natural_12", None)
+        advancements[position] = advancement
+
+    command = Command("pick", actor, "a picked skill", member_id=member_id, slot=slot)
+    check = _no_new_fr_breach(member_id, slot, _stored_errors(force))
+    _write(force, command, change, made_on=made_on, check=check)
+    return Member.objects.get(pk=member_id)
+
+
+# --- level-ups and XP (R16, R17; the campaign's bookkeeping) ------------------------------
+
+
+def take_level_up(
+    *,
+    force: Force,
+    actor: AbstractBaseUser | None,
+    member_id: int,
+    advancement: dict[str, Any],
+    rng: random.Random | None = None,
+    description: str = "a level-up",
+) -> Member:
+    """Add a level-up (R17): `advancement` is `{"line": n}` (with `choice` on an "or"
+    line) or a picked skill; a skill line without a skill is rolled on the server (R5).
+
+    The new level-up must itself be legal (an open roll excepted): any new error at it
+    refuses the whole change, pointing at what the caller sent.
+    """
+    catalogue = get_catalogue()
+    slot_holder: dict[str, str] = {}
+
+    def change(draft: Draft) -> None:
+        state = draft.member(member_id)
+        index = len(state.data["level_ups"])
+        slot = f"level_ups/{index}"
+        slot_holder["slot"] = slot
+        state.data["level_ups"] = [*state.data["level_ups"], dict(advancement)]
+        society = catalogue.societies.get(state.data["club"]["society"])
+        line = society.lines.get(advancement.get("line")) if society else None
+        if line is not None and line.kind == "skill" and "skill" not in advancement:
+            if rng is None:
+                raise Invalid("roll-refused", "A rolled skill needs the server's dice.")
+            owned = owned_skills(state.data, exclude_slot=slot)
+            result = engine.roll_skill(catalogue.skill_categories[line.skill_category], owned, rng)
+            draft.new_rolls.append(
+                (
+                    state,
+                    SkillRoll(
+                        rolled_by=actor,
+                        slot=slot,
+                        table=result.table,
+                        dice=list(result.dice),
+                        outcome=result.outcome,
+                        skill=result.skill or "",
+                        choices=list(result.choices),
+                        created_at=timezone.now(),
+                    ),
+                )
+            )
+            rolled: dict[str, Any] = {**advancement, "method": "rolled"}
+            if result.outcome == SkillRoll.Outcome.NATURAL_12:
+                rolled["natural_12"] = True
+            if result.skill:
+                rolled["skill"] = result.skill
+            state.data["level_ups"][index] = rolled
+
+    before = _stored_errors(force)
+
+    def check(evaluation: engine.Evaluation, draft: Draft) -> None:
+        state = draft.member(member_id)
+        at = documents.pointer("members", draft.index_of(state), *slot_holder["slot"].split("/"))
+        new = [
+            p
+            for p in evaluation.errors
+            if (p.pointer == at or p.pointer.startswith(at + "/"))
+            and (p.pointer, p.code) not in before
+            and p.code != "skill-required"  # an open roll, finished with a pick or roll
+        ]
+        if new:
+            # Pointers relative to what the caller sent: `/line`, `/choice`, `/skill`.
+            raise Invalid.of([Problem(p.pointer[len(at) :] or "", p.code, p.message) for p in new])
+
+    command = Command("take-level-up", actor, description, member_id=member_id)
+    _write(force, command, change, check=check)
+    return Member.objects.get(pk=member_id)
+
+
+def award_xp(
+    *,
+    force: Force,
+    xp: Mapping[int, int],
+    keep_level_ups: Mapping[int, int] | None = None,
+    description: str = "",
+) -> Force:
+    """The campaign's bookkeeping: add (or, for a void, take back) XP per member (R16);
+    a member in `keep_level_ups` keeps only their first so many level-ups (R15a: the
+    latest go, with their effects). A member no longer in the force is skipped."""
+    keep = keep_level_ups or {}
+
+    def change(draft: Draft) -> None:
+        for state in draft.members:
+            if state.id in xp:
+                state.data["xp"] = max(0, state.data["xp"] + xp[state.id])
+            if state.id in keep:
+                state.data["level_ups"] = state.data["level_ups"][: keep[state.id]]
+
+    return _write(force, Command("award-xp", None, description), change).force
+
+
+__all__ = [
+    "DomainError",
+    "Draft",
+    "Written",
+    "add_member",
+    "award_xp",
+    "change_member",
+    "create_force",
+    "delete_force",
+    "duplicate_force",
+    "import_force",
+    "owned_skills",
+    "patch_document",
+    "pick_skill",
+    "refresh",
+    "remove_member",
+    "replace_document",
+    "roll_skill",
+    "set_share_link",
+    "take_free_pick",
+    "take_level_up",
+    "update_force_details",
+    "update_member",
+]

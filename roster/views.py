@@ -10,6 +10,7 @@ everything works as plain HTML forms (POST, then redirect) without JavaScript.
 
 import json
 import random
+import re
 from collections.abc import Callable
 from functools import cache
 from typing import Any
@@ -25,10 +26,13 @@ from django.utils.text import slugify
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 from django_htmx.http import trigger_client_event
 
-from dbd_site.rendering import is_htmx, render_page
-from roster import engine, gate, options, selectors, services
-from roster.changes import CHANGES, Rejected
-from roster.documents import MalformedDocument, Problem
+from dbd_site import cache_keys
+from dbd_site.errors import DomainError
+from dbd_site.inputs import is_whole_number
+from dbd_site.rendering import add_refusal_to_form, is_htmx, refusal_messages, render_page
+from roster import engine, options, selectors, services
+from roster.changes import BETWEEN_BATTLES, CHANGES, Rejected
+from roster.documents import Problem
 from roster.forms import (
     IMPORT_MAX_BYTES,
     ClubForm,
@@ -38,6 +42,7 @@ from roster.forms import (
     NewMemberForm,
 )
 from roster.models import Force, Member, SkillRoll
+from roster.policy import policy_for
 from roster.presenters import (
     BuilderUrls,
     Entry,
@@ -104,6 +109,7 @@ def _force_context(
         "force_problems": cache(lambda: force_problems(evaluation())),
         "share_url": share_url,
         "read_only": read_only,
+        "member_cards_key": cache_keys.member_cards(request, force, read_only=read_only),
     }
 
 
@@ -145,7 +151,7 @@ def force_import(request: HttpRequest) -> HttpResponse:
         document = form.cleaned_data["document"]
         try:
             force = services.import_force(owner=request.user, document=document)
-        except MalformedDocument as exc:
+        except DomainError as exc:
             context["problems"] = [
                 {"where": pointer_words(p.pointer, document), "message": p.message}
                 for p in exc.problems
@@ -165,7 +171,7 @@ def pointer_words(pointer: str, document: Any) -> str:
     node = document
     for i, part in enumerate(parts):
         parent = parts[i - 1] if i else None
-        if part.isdigit() and (node is None or isinstance(node, list)):
+        if is_whole_number(part) and (node is None or isinstance(node, list)):
             position = int(part)
             item = node[position] if node is not None and position < len(node) else None
             if parent == "members" and words:
@@ -191,7 +197,9 @@ def force_detail(request: HttpRequest, force_id: int) -> HttpResponse:
     force = selectors.get_force_row(user=request.user, force_id=force_id)
     context = _force_context(request, force)
     get_token(request)  # makes sure the secret exists, and is the one the response carries
-    context["csrf_secret"] = request.META["CSRF_COOKIE"]
+    context["force_page_key"] = cache_keys.force_page(
+        request, force, csrf_secret=request.META["CSRF_COOKIE"]
+    )
     return render_page(request, "roster/detail.html", context)
 
 
@@ -200,28 +208,24 @@ def force_detail(request: HttpRequest, force_id: int) -> HttpResponse:
 def force_edit(request: HttpRequest, force_id: int) -> HttpResponse:
     """The force's name and Resources: inline on the force page with htmx, a page without."""
     force = _force(request, force_id)
-    resources_before = force.resources  # the model form writes the posted value onto force
     form = ForceForm(_posted(request), instance=force)
     if request.method == "POST":
-        if (
-            form.is_valid()
-            and gate.campaign_entry(force) is not None
-            and form.cleaned_data["resources"] != resources_before
-        ):
-            form.add_error(
-                "resources", "A campaign force's Resources come from its campaign ledger."
-            )
         if form.is_valid():
-            force = services.update_force_details(
-                force=force,
-                name=form.cleaned_data["name"],
-                resources=form.cleaned_data["resources"],
-            )
-            if is_htmx(request):
-                context = {**_force_context(request, _force(request, force_id)), "oob": True}
-                return render_page(request, "roster/detail.html", context, partial="details")
-            messages.success(request, "Saved the force's name and Resources.")
-            return redirect("roster:detail", force_id=force.pk)
+            try:
+                force = services.update_force_details(
+                    force=force,
+                    actor=request.user,
+                    name=form.cleaned_data["name"],
+                    resources=form.cleaned_data["resources"],
+                )
+            except DomainError as exc:
+                add_refusal_to_form(form, exc, {"/name": "name", "/resources": "resources"})
+            else:
+                if is_htmx(request):
+                    context = {**_force_context(request, _force(request, force_id)), "oob": True}
+                    return render_page(request, "roster/detail.html", context, partial="details")
+                messages.success(request, "Saved the force's name and Resources.")
+                return redirect("roster:detail", force_id=force.pk)
         force.refresh_from_db(fields=["name", "resources"])
         return render_page(
             request, "roster/edit.html", {"force": force, "form": form}, status=400, partial="form"
@@ -233,14 +237,13 @@ def force_edit(request: HttpRequest, force_id: int) -> HttpResponse:
 @require_http_methods(["GET", "HEAD", "POST"])
 def force_delete(request: HttpRequest, force_id: int) -> HttpResponse:
     force = _force(request, force_id)
-    try:
-        gate.refuse_in_campaign(force, "retiring it")
-    except gate.CampaignError as exc:
-        messages.error(request, str(exc))
-        return redirect("roster:detail", force_id=force.pk)
-    if request.method == "POST":
+    if request.method == "POST" or not policy_for(force).offers("delete"):
         name = force.name
-        services.delete_force(force=force)
+        try:
+            services.delete_force(force=force, actor=request.user)
+        except DomainError as exc:
+            messages.error(request, " ".join(refusal_messages(exc)))
+            return redirect("roster:detail", force_id=force.pk)
         messages.success(request, f"Deleted {name}.")
         return redirect("roster:list")
     return render_page(request, "roster/delete.html", {"force": force})
@@ -250,7 +253,7 @@ def force_delete(request: HttpRequest, force_id: int) -> HttpResponse:
 @require_POST
 def force_duplicate(request: HttpRequest, force_id: int) -> HttpResponse:
     force = _force(request, force_id)
-    copy = services.duplicate_force(force=force, owner=request.user)
+    copy = services.duplicate_force(force=force, owner=request.user, actor=request.user)
     messages.success(request, f"Made a copy: {copy.name}.")
     return redirect("roster:detail", force_id=copy.pk)
 
@@ -261,7 +264,7 @@ def force_share(request: HttpRequest, force_id: int) -> HttpResponse:
     """Turn the read-only link on or off (`enabled` = "on" / "off")."""
     force = _force(request, force_id)
     enabled = request.POST.get("enabled") == "on"
-    services.set_share_link(force=force, enabled=enabled)
+    force = services.set_share_link(force=force, actor=request.user, enabled=enabled)
     if is_htmx(request):
         context = _force_context(request, force)
         return render_page(request, "roster/detail.html", context, partial="share")
@@ -320,16 +323,9 @@ def member_add(request: HttpRequest, force_id: int) -> HttpResponse:
     context: dict[str, Any] = {"force": force, "form": form}
     if request.method == "POST" and form.is_valid():
         try:
-            member = gate.guarded_change(
-                force=force,
-                user=request.user,
-                change=lambda: services.add_member(force=force, data=form.member_json()),
-                description="a new recruit",
-            )
-        except MalformedDocument as exc:
+            member = services.add_member(force=force, actor=request.user, data=form.member_json())
+        except DomainError as exc:
             context["problems"] = exc.problems
-        except gate.CampaignError as exc:
-            context["problems"] = [Problem("", "campaign", str(exc))]
         else:
             messages.success(request, f"Added {member.name}. Now choose the free advancements.")
             return redirect("roster:member", force_id=force.pk, member_id=member.pk)
@@ -365,6 +361,10 @@ def _builder_context(
     data = selectors.member_json(member)
     forms = forms or {}
     owned = set(card.result["skills"]) if card.result else set()
+    # A campaign copy's member who has fought is changed between battles (R17a): what
+    # is bought is paid from the campaign's ledger, at the price shown.
+    policy = policy_for(force)
+    between_battles = member.pk in policy.fixed_members()
 
     def spells_known() -> list[tuple[int, Entry, int]]:
         slots = options.known_spell_slots(data, catalogue)
@@ -390,7 +390,11 @@ def _builder_context(
         or ClubForm(catalogue=catalogue, initial=ClubForm.initial_for(data)),
         "free_slots": cache(lambda: free_slots(member, data, card, catalogue)),
         "tables": list(catalogue.skill_categories.values()),
-        "purchase_groups": cache(lambda: options.purchase_options(data, catalogue)),
+        "purchase_groups": cache(
+            lambda: options.purchase_options(data, catalogue, between_battles=between_battles)
+        ),
+        "between_battles": between_battles,
+        "ledger_balance": cache(policy.balance),
         "equipment_groups": cache(lambda: options.equipment_options(data, catalogue)),
         "equipment_items": catalogue.equipment,
         "spell_groups": cache(lambda: options.spell_options(data, catalogue)),
@@ -459,7 +463,7 @@ def _builder_response(
     forms_ = {rejected.form_name: rejected.form} if rejected and rejected.form else None
     errors = {rejected.section: rejected.messages} if rejected else None
     context = _builder_context(request, force, member, forms=forms_, errors=errors, notice=notice)
-    status = 400 if rejected else 200
+    status = rejected.status if rejected else 200
     if not is_htmx(request):
         return render_page(request, "roster/member.html", context, status=status)
     context["step_partial"] = f"roster/member.html#step-{section}"
@@ -471,36 +475,62 @@ def _builder_response(
     return response
 
 
+def made_on(request: HttpRequest) -> int | None:
+    """The force's version the change was made on: the page sends it in the
+    `X-Force-Version` header (kept fresh by static/js/site.js) or the form's `version`.
+    None when neither is sent (no stale check then)."""
+    raw = request.headers.get("X-Force-Version") or request.POST.get("version", "")
+    return int(raw) if is_whole_number(raw) else None
+
+
+def _refused(section: str, exc: DomainError) -> Rejected:
+    """A refusal of the write path, in words beside the step: a problem inside a member
+    is said relative to the member ("purchases, entry 1: ...")."""
+    texts = [
+        _problem_text(Problem(re.sub(r"^/members/\d+", "", p.pointer), p.code, p.message))
+        if p.pointer.startswith("/members/")
+        else p.message
+        for p in exc.problems
+    ]
+    return Rejected(section, *texts, status=exc.status)
+
+
 @login_required
 @require_POST
 def member_edit(request: HttpRequest, force_id: int, member_id: int, step: str) -> HttpResponse:
-    """One builder step's change: build the member's new JSON and save it via services."""
+    """One builder step's change: the step's form data applied to the member as stored
+    now, through the write path (which the force's policy judges)."""
     if step not in CHANGES:
         raise Http404("No such step.")
-    section, change = CHANGES[step]
     force = _force(request, force_id)
     member = _member(force, member_id)
+    section, change = CHANGES[step]
+    if step in BETWEEN_BATTLES and member.pk in policy_for(force).fixed_members():
+        section, change = BETWEEN_BATTLES[step]  # R17a: bought after the member has fought
+    catalogue = get_catalogue()
+    notices: list[str] = []
+
+    def apply(data: dict[str, Any]) -> dict[str, Any]:
+        changed, notice = change(data, request.POST, catalogue)
+        notices.append(notice)
+        return changed
+
     try:
-        data, notice = change(selectors.member_json(member), request.POST, get_catalogue())
-        gate.guarded_change(
+        services.change_member(
             force=force,
-            user=request.user,
-            change=lambda: services.update_member(member=member, data=data),
-            description=f"{member.name}: {notice.rstrip('.')}" if notice else member.name,
+            actor=request.user,
+            member_id=member.pk,
+            change=apply,
+            description=lambda: f"{member.name}: {notices[-1].rstrip('.')}",
+            made_on=made_on(request),
         )
-    except gate.CampaignError as exc:
-        rejected = Rejected(section, str(exc))
-        return _builder_response(request, force_id, member_id, section, rejected=rejected)
     except Rejected as exc:
         return _builder_response(request, force_id, member_id, exc.section, rejected=exc)
-    except MalformedDocument as exc:
-        rejected = Rejected(section, *(_problem_text(p) for p in exc.problems))
-        return _builder_response(request, force_id, member_id, section, rejected=rejected)
-    # A freeform force's change refreshed this very force object (services update the
-    # member in place and store the evaluation on `member.force`); a campaign's gate works
-    # on its own copy, so that answer reads the force again.
-    changed = force if gate.campaign_entry(force) is None else None
-    return _builder_response(request, force_id, member_id, section, notice=notice, force=changed)
+    except DomainError as exc:
+        return _builder_response(
+            request, force_id, member_id, section, rejected=_refused(section, exc)
+        )
+    return _builder_response(request, force_id, member_id, section, notice=notices[-1])
 
 
 def _problem_text(problem: Problem) -> str:
@@ -520,25 +550,22 @@ def _roll_notice(roll: SkillRoll) -> str:
 @login_required
 @require_POST
 def member_roll(request: HttpRequest, force_id: int, member_id: int) -> HttpResponse:
-    """Roll 1d12 on the server for a skill advancement (R5); re-rolls cost FR."""
+    """Roll 1d12 on the server for a skill advancement (R5); re-rolls cost FR (R5a)."""
     force = _force(request, force_id)
     member = _member(force, member_id)
     try:
-        roll = gate.guarded_change(
+        roll = services.roll_skill(
             force=force,
-            user=request.user,
-            change=lambda: services.roll_skill(
-                member=member,
-                slot=request.POST.get("slot", ""),
-                user=request.user,
-                table=request.POST.get("table") or None,
-                rng=dice(),
-            ),
-            description=f"{member.name}: a skill roll",
+            actor=request.user,
+            member_id=member.pk,
+            slot=request.POST.get("slot", ""),
+            table=request.POST.get("table") or None,
+            rng=dice(),
+            made_on=made_on(request),
         )
-    except (services.RollRefused, gate.CampaignError) as exc:
+    except DomainError as exc:
         return _builder_response(
-            request, force_id, member_id, "free", rejected=Rejected("free", str(exc))
+            request, force_id, member_id, "free", rejected=_refused("free", exc)
         )
     return _builder_response(request, force_id, member_id, "free", notice=_roll_notice(roll))
 
@@ -565,17 +592,17 @@ def _skill_choice(
     skill = request.POST.get("skill", "")
     catalogue = get_catalogue()
     try:
-        if skill not in catalogue.skills:
-            raise services.RollRefused("Choose one of the listed skills.")
-        gate.guarded_change(
+        service(
             force=force,
-            user=request.user,
-            change=lambda: service(member=member, slot=request.POST.get("slot", ""), skill=skill),
-            description=f"{member.name}: a skill",
+            actor=request.user,
+            member_id=member.pk,
+            slot=request.POST.get("slot", ""),
+            skill=skill,
+            made_on=made_on(request),
         )
-    except (services.RollRefused, gate.CampaignError) as exc:
+    except DomainError as exc:
         return _builder_response(
-            request, force_id, member_id, "free", rejected=Rejected("free", str(exc))
+            request, force_id, member_id, "free", rejected=_refused("free", exc)
         )
     notice = f"Took {catalogue.skills[skill].name}."
     return _builder_response(request, force_id, member_id, "free", notice=notice)
@@ -588,14 +615,9 @@ def member_remove(request: HttpRequest, force_id: int, member_id: int) -> HttpRe
     member = _member(force, member_id)
     if request.method == "POST":
         try:
-            gate.guarded_change(
-                force=force,
-                user=request.user,
-                change=lambda: services.remove_member(member=member),
-                description=f"{member.name} retired",
-            )
-        except gate.CampaignError as exc:
-            messages.error(request, str(exc))
+            services.remove_member(force=force, actor=request.user, member_id=member.pk)
+        except DomainError as exc:
+            messages.error(request, " ".join(refusal_messages(exc)))
             return redirect("roster:detail", force_id=force.pk)
         messages.success(request, f"Removed {member.name} from {force.name}.")
         return redirect("roster:detail", force_id=force.pk)

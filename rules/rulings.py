@@ -1,7 +1,8 @@
 """Plain-words explanations of the binding rulings, for the rules-notes page.
 
-Each ruling keeps the id it has in RULINGS.md (R1, R2, ...), so code, error
-messages and tests can link to `/rules/notes/#r6` and the like.
+Each ruling keeps the id it has in RULINGS.md (R1..R18, the amendments R5a..R18a
+placed right after the ruling they refine, and the table rulings P1..P6), so code,
+error messages and tests can link to `/rules/notes/#r6`, `#r17a`, `#p3` and the like.
 """
 
 from dataclasses import dataclass
@@ -9,7 +10,7 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True, slots=True)
 class Ruling:
-    id: str  # "R1"
+    id: str  # "R1", "R17a", "P3"
     title: str
     plain_explanation: str
 
@@ -73,15 +74,24 @@ CREATING_A_STUDENT = (
         "in an imported document are marked as unchecked.",
     ),
     Ruling(
+        "R5a",
+        "Re-rolls and what they cost",
+        "A re-roll is not allowed if paying its 1 FR would leave the student below 0 FR. "
+        "Whatever was paid stays paid: a student who re-rolls once and then decides to pick has "
+        "spent 3 FR in all, 1 for the re-roll and 2 for picking, and the builder says so before "
+        "you pick. However many times a student rolls, their page, their export and the force "
+        "keep working.",
+    ),
+    Ruling(
         "R6",
         "Buying advancements",
-        "Extra advancements cost Resources and come from the student's own society table. "
-        "Buy statistics first, skills after. At creation the same statistic line cannot "
-        "be taken twice, counting the free ones. A statistic costs twice its current "
-        "value. A skill costs its category's statistic times 1.5 for the first skill in "
-        "that category, 2 for the second, 2.5 for the third and so on, free skills "
-        "included. Skills are chosen, not rolled, and only Additional Spell Slot may be "
-        "owned more than once.",
+        "Extra advancements cost Resources and come from the student's own society table. Buy "
+        "statistics first, skills after. At creation the same statistic line cannot be taken "
+        "twice, counting the free ones. A statistic costs twice its current value. A skill "
+        "costs its category's statistic times a multiplier: 1.5 when it is the student's first "
+        "of that category, then 2, then 2.5, rising by a half for each one after, free skills "
+        "included. Skills are chosen, not rolled, and only Additional Spell Slot may be owned "
+        "more than once.",
     ),
     Ruling(
         "R7",
@@ -95,11 +105,11 @@ CREATING_A_STUDENT = (
     Ruling(
         "R8",
         "What a student can carry",
-        "Weapons and shields in hand may use two hands at most. On top of that a student "
-        "may carry one extra piece: a backup weapon, one armour or one item. So a "
-        "two-handed weapon plus Light Armour leaves no room for a Medical Kit. Heavy "
-        "Armour rules out Dash. Shields help differently in melee and against shooting, "
-        "so the builder shows DF, DF in melee and DF against ranged attacks.",
+        "Weapons and shields in hand may use two hands at most. On top of that a student may "
+        "carry one extra piece: a backup weapon, one armour or one item. So a two-handed weapon "
+        "plus Light Armour leaves no room for a Medical Kit. Heavy Armour rules out Dash. "
+        "Shields help differently in melee and against shooting, so the builder shows three "
+        "figures: plain DF, DF when fighting in melee and DF when being shot at.",
     ),
     Ruling(
         "R9",
@@ -123,9 +133,9 @@ THE_FORCE = (
     Ruling(
         "R11",
         "Resources",
-        "Everything bought for the force, advancements and equipment for every member, "
-        "must fit within its Resources. A campaign force starts with 50. For a one-off "
-        "battle the players agree a positive whole number.",
+        "Everything bought for the force, advancements and equipment for every member, must fit "
+        "within its Resources. In a campaign every force begins with 50. For a one-off battle "
+        "the players agree a positive whole number.",
     ),
     Ruling(
         "R12",
@@ -153,6 +163,29 @@ CAMPAIGNS = (
         "and how many objectives they achieved.",
     ),
     Ruling(
+        "R14a",
+        "Who confirms a battle",
+        "A recorded battle counts only once someone else agrees to it: a player whose force "
+        "also fought in it, or the organiser, as long as the organiser neither recorded it nor "
+        "has a force in it. No one can both record and confirm a battle on their own.",
+    ),
+    Ruling(
+        "R14b",
+        "A record that adds up",
+        "Anyone marked Out of Action must also be listed as having fought. The enemies a "
+        "force's members claim to have taken Out of Action cannot outnumber the opposing "
+        "members recorded as Out of Action. Each member scores from 0 to 10 objectives, and a "
+        "force's results can only mention its own members. A record that does not add up is "
+        "turned down, with each problem shown beside its field.",
+    ),
+    Ruling(
+        "R14c",
+        "Which house rules score a battle",
+        "A battle's XP and Resources are worked out with the campaign's house rules as they "
+        "stand at the moment the battle is confirmed, not when it was recorded, so a setting "
+        "changed while a battle waits for confirmation already applies to it.",
+    ),
+    Ruling(
         "R15",
         "Earning and spending Resources",
         "By default a win earns 10 Resources, a draw 7 and a loss 5. Every change to a "
@@ -160,10 +193,21 @@ CAMPAIGNS = (
         "afterwards. The balance is the total of that ledger and cannot go below zero.",
     ),
     Ruling(
+        "R15a",
+        "Voiding a battle",
+        "When a confirmed battle is voided, everything it handed out comes back: its Resources, "
+        "through new ledger lines that cancel the old ones, and its XP. A member who drops a "
+        "level as a result loses their most recent level-ups beyond the new level, and whatever "
+        "those gave them. The organiser sees the list before confirming the void, and the "
+        "campaign log keeps it. Anything bought with Resources in the meantime is kept. No "
+        "force is left breaking the rules by a void, and a void that would push a balance below "
+        "zero is refused.",
+    ),
+    Ruling(
         "R16",
         "Experience",
-        "By default a member earns 1 XP for fighting, 1 per enemy taken out of action, 1 "
-        "per objective and 1 more if their side won. Levels arrive at 3, 7, 12, 18, 25, "
+        "By default a member earns 1 XP for fighting, 1 for each enemy they put out of action, "
+        "1 for each objective and 1 more if their side won. Levels arrive at 3, 7, 12, 18, 25, "
         "33, 42, 52 and 63 XP, so level 10 is the highest.",
     ),
     Ruling(
@@ -176,10 +220,83 @@ CAMPAIGNS = (
         "advancements and equipment at the usual prices.",
     ),
     Ruling(
+        "R17a",
+        "Shopping between battles",
+        "Between battles the owner of the force can buy further statistic advancements and "
+        "skills, chosen from the student's own society table, at R6 prices worked out from the "
+        "student's statistics at that moment, taken in the order listed. A statistic line can "
+        "be bought again, and the rule that statistics come before skills applies only at "
+        "creation. Equipment can be bought at R7 prices or thrown away. Each purchase is its "
+        "own line in the ledger, at its own price. You pay for a piece of equipment a single "
+        "time, on the day you buy it: if a statistic changes later, nothing is charged or given "
+        "back, though the force's rating may show what it would cost today. A purchase the "
+        "balance cannot cover is refused, with the code insufficient-resources pointing at the "
+        "Resources, and nothing changes.",
+    ),
+    Ruling(
         "R18",
         "Changes between battles",
         "Recruiting, retiring, buying or throwing away equipment must leave the force "
         "legal under the size rule. Discarded equipment is not refunded.",
+    ),
+    Ruling(
+        "R18a",
+        "Recruiting and retiring",
+        "A new recruit goes through the same creation steps as every student and is paid for "
+        "from the ledger. A student who retires leaves the force, but the battles they fought "
+        "in still show them. After each change the force must still have four to six students "
+        "and at most one mentor.",
+    ),
+)
+
+AT_THE_TABLE = (
+    Ruling(
+        "P1",
+        "Initiative",
+        "At the start of each turn both sides roll a d12. The side with fewer figures still in "
+        "play, meaning neither Unconscious nor Out of Action, adds 1 to its roll. Equal totals "
+        "mean both sides roll again.",
+    ),
+    Ruling(
+        "P2",
+        "Saying what applies to a roll",
+        "Figures' positions are not tracked, so the player says what applies: the target is "
+        "obscured, the attack comes from its rear arc, the attacker moved or charged, the "
+        "target is in melee, the attacker has no weapon, and so on. The rulebook's modifiers "
+        "for those are then added, along with the weapon's accuracy (ACC) or its to-hit bonus, "
+        "shields, armour and any skill that changes the roll. The number needed and the chance "
+        "of hitting are shown before the die is thrown.",
+    ),
+    Ruling(
+        "P3",
+        "Damage and passing it on",
+        "An attack whose Success Rating is above 0 deals that much damage. The defender may "
+        "pass some of it to friendly figures within 5 inches that the player names; none of "
+        "them can take more than its own FR, and one with The True Power of Friendship takes "
+        "half of what it is given, rounded down. A figure left with 0 HP is Unconscious; if it "
+        "is hit again while Unconscious, any Success Rating of 1 or more puts it Out of Action.",
+    ),
+    Ruling(
+        "P4",
+        "Casting a spell",
+        "Every die that equals or beats the spell's Difficulty is a success. Using the Spell "
+        "Focus slot lowers the Difficulty by 1, and the mastered spell earns one extra success. "
+        "The outcome for that many successes is shown together with what it does. Markers a "
+        "spell leaves on a figure stay there until they are removed.",
+    ),
+    Ruling(
+        "P5",
+        "Who rolls the dice",
+        "Dice are either rolled by the server and kept, or typed in as they landed on the table "
+        "and labelled that way; a campaign may insist on the server's rolls. Every roll goes "
+        "into the battle's log, and rolls can be taken back one at a time, newest first.",
+    ),
+    Ruling(
+        "P6",
+        "From the log to the record",
+        "Once the battle is over, its log fills in the record of R14: who fought, who ended "
+        "Unconscious or Out of Action, and which figure took which out. The players then add "
+        "the objectives and the result themselves.",
     ),
 )
 
@@ -187,9 +304,10 @@ SECTIONS = (
     RulingSection("Creating a student", CREATING_A_STUDENT),
     RulingSection("The force", THE_FORCE),
     RulingSection("Campaigns (house rules, adjustable per campaign)", CAMPAIGNS),
+    RulingSection("At the table (play mode)", AT_THE_TABLE),
 )
 
-RULINGS: tuple[Ruling, ...] = CREATING_A_STUDENT + THE_FORCE + CAMPAIGNS
+RULINGS: tuple[Ruling, ...] = CREATING_A_STUDENT + THE_FORCE + CAMPAIGNS + AT_THE_TABLE
 
 WORKED_EXAMPLES = (
     WorkedExample(

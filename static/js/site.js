@@ -2,12 +2,24 @@
 (function () {
   "use strict";
 
-  // When the server refuses a change it answers 400 with the explanation to show in
-  // place; htmx ignores 4xx answers unless told otherwise.
+  // When the server refuses a change it answers 400 (or 409: the force changed since
+  // the page was loaded) with the explanation to show in place; htmx ignores 4xx
+  // answers unless told otherwise.
   document.addEventListener("htmx:beforeSwap", function (event) {
-    if (event.detail.xhr && event.detail.xhr.status === 400) {
+    var status = event.detail.xhr && event.detail.xhr.status;
+    if (status === 400 || status === 409) {
       event.detail.shouldSwap = true;
       event.detail.isError = false;
+    }
+  });
+
+  // A change says which version of the force it was made on (the status panel holds
+  // the latest, swapped in by every answer), so one made on a stale page is refused
+  // with the fresh state instead of overwriting a change made meanwhile.
+  document.addEventListener("htmx:configRequest", function (event) {
+    var holder = document.querySelector("[data-force-version]");
+    if (holder && event.detail.verb === "post") {
+      event.detail.headers["X-Force-Version"] = holder.getAttribute("data-force-version");
     }
   });
 

@@ -201,12 +201,49 @@ def test_the_default_limit_is_five_failures(client, user):
     assert client.post(LOGIN_URL, bad).status_code == 429
 
 
-def test_the_lockout_is_per_username(client, user, other_user):
+def test_failures_with_one_username_do_not_lock_another_address(client, user, other_user):
     with override_settings(AXES_FAILURE_LIMIT=2):
         for _ in range(2):
-            client.post(LOGIN_URL, {"username": user.username, "password": "wrong"})
-        response = client.post(LOGIN_URL, {"username": other_user.username, "password": PASSWORD})
+            client.post(
+                LOGIN_URL,
+                {"username": user.username, "password": "wrong"},
+                REMOTE_ADDR="203.0.113.1",
+            )
+        response = client.post(
+            LOGIN_URL,
+            {"username": other_user.username, "password": PASSWORD},
+            REMOTE_ADDR="203.0.113.2",
+        )
     assert response.status_code == 302
+
+
+def test_one_address_trying_many_usernames_is_locked_out(client, user, other_user):
+    with override_settings(AXES_FAILURE_LIMIT=3):
+        for name in ("aiko", "ben", "chie"):
+            client.post(LOGIN_URL, {"username": name, "password": "wrong"})
+        response = client.post(LOGIN_URL, {"username": user.username, "password": PASSWORD})
+    assert response.status_code == 429
+    assert SESSION_KEY not in client.session
+
+
+def test_one_username_tried_from_many_addresses_is_locked_out(client, user):
+    with override_settings(AXES_FAILURE_LIMIT=3):
+        for address in ("203.0.113.1", "203.0.113.2"):
+            response = client.post(
+                LOGIN_URL,
+                {"username": user.username, "password": "wrong"},
+                REMOTE_ADDR=address,
+            )
+            assert response.status_code == 200
+        third = {"username": user.username, "password": "wrong"}
+        assert client.post(LOGIN_URL, third, REMOTE_ADDR="203.0.113.3").status_code == 429
+        response = client.post(
+            LOGIN_URL,
+            {"username": user.username, "password": PASSWORD},
+            REMOTE_ADDR="203.0.113.4",
+        )
+    assert response.status_code == 429
+    assert SESSION_KEY not in client.session
 
 
 def test_a_good_login_clears_earlier_failures(client, user):

@@ -275,7 +275,9 @@ def test_two_players_play_a_short_campaign(
         # Emma takes an enemy out and Kenji an objective: 1 + 1 + 1 = 3 XP, level 2 (R16).
         fill_result(alice, RED, "Emma", enemies=1)
         fill_result(alice, RED, "Kenji", objectives=1)
-        fill_result(alice, RED, "Julius", unconscious=True)
+        # R14b: each side's enemies taken Out of Action are the other side's members
+        # marked so: Emma took Ann, Cat took Julius.
+        fill_result(alice, RED, "Julius", unconscious=True, out_of_action=True)
         fill_result(alice, BLUE, "Ann", out_of_action=True)
         fill_result(alice, BLUE, "Cat", enemies=1)
         fill_result(alice, BLUE, "Dan", took_part=False)  # sat this one out
@@ -291,7 +293,7 @@ def test_two_players_play_a_short_campaign(
         expect(alice.get_by_text("Nothing counts yet")).to_be_visible()
         red_results = battle_results(alice, RED)
         expect_result_row(red_results, "Emma", ["No", "No", "1", "0", NO_XP_YET])
-        expect_result_row(red_results, "Julius", ["Yes", "No", "0", "0", NO_XP_YET])
+        expect_result_row(red_results, "Julius", ["Yes", "Yes", "0", "0", NO_XP_YET])
         expect(battle_results(alice, BLUE).get_by_role("rowheader")).to_have_text(
             ["Ann", "Ben", "Cat"]  # Dan sat it out
         )

@@ -8,8 +8,10 @@ from django.contrib.auth import get_user_model
 from campaign import services
 from campaign.models import Campaign, CampaignForce
 from campaign.services import MemberOutcome
+from dbd_site.errors import DomainError
+from roster import selectors as roster_selectors
 from roster import services as roster_services
-from roster.models import Force
+from roster.models import Force, Member
 from tests.roster.builders import emma, force, student
 
 TODAY = datetime.date(2025, 3, 1)
@@ -25,6 +27,63 @@ def freeform_force(owner, name: str, *, extra_equipment: tuple[str, ...] = ()) -
     first["equipment"] = [*first["equipment"], *extra_equipment]
     document = force(first, student("Ann"), student("Ben"), student("Cat"), name=name)
     return roster_services.import_force(owner=owner, document=document)
+
+
+def problems(refusal: DomainError | pytest.ExceptionInfo) -> list[tuple[str, str]]:
+    """A refusal's whole answer: every (pointer, code), in order (R12)."""
+    error = refusal.value if isinstance(refusal, pytest.ExceptionInfo) else refusal
+    return [(p.pointer, p.code) for p in error.problems]
+
+
+def api_problems(response) -> list[tuple[str, str]]:
+    """An API refusal's whole answer: every (pointer, code), in order."""
+    return [(e["pointer"], e["code"]) for e in response.json()["errors"]]
+
+
+def ledger(campaign_force: CampaignForce) -> list[tuple[str, int, str]]:
+    """The force's whole ledger, oldest first: (kind, amount, reason)."""
+    return list(
+        campaign_force.ledger_entries.order_by("id").values_list("kind", "amount", "reason")
+    )
+
+
+def member(campaign_force: CampaignForce, name: str) -> Member:
+    return Member.objects.get(force_id=campaign_force.force_id, name=name)
+
+
+def assert_resources_in_step(campaign_force: CampaignForce) -> None:
+    """R11/R15: Force.resources = engine total cost + ledger balance, the ledger's sum is
+    the balance, and the stored evaluation is what the engine says now."""
+    force = roster_selectors.get_force(
+        user=campaign_force.player, force_id=campaign_force.force_id
+    )
+    balance = services.balance_of(campaign_force)
+    assert balance == sum(amount for _, amount, _ in ledger(campaign_force))
+    assert balance >= 0
+    assert force.resources == max(1, force.evaluation["total_cost"] + balance)
+    assert force.evaluation == roster_selectors.evaluate_force(force=force).as_dict()
+
+
+def change_member(campaign_force: CampaignForce, name: str, change, *, by=None, description=""):
+    """A builder edit of a campaign copy's member, through the write path."""
+    return roster_services.change_member(
+        force=Force.objects.get(pk=campaign_force.force_id),
+        actor=by or campaign_force.player,
+        member_id=member(campaign_force, name).pk,
+        change=change,
+        description=description,
+    )
+
+
+def buy_equipment(campaign_force: CampaignForce, name: str, *items: str, by=None):
+    """A between-battles purchase of equipment (R17a, R18), as the builder makes it."""
+    return change_member(
+        campaign_force,
+        name,
+        lambda data: {**data, "equipment": [*data["equipment"], *items]},
+        by=by,
+        description=f"bought {', '.join(items)}",
+    )
 
 
 def everyone(campaign_force: CampaignForce, **per_name) -> list[MemberOutcome]:

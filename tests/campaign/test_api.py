@@ -150,6 +150,7 @@ def confirmed(world: World) -> None:
         red,
         blue,
         red_results=everyone(red, Ann={"enemies_out_of_action": 1}),
+        blue_results=everyone(blue, Ann={"out_of_action": True}),  # R14b: whom Ann took
     )
     services.confirm_battle(battle=world.battle, by=world.users["bob"])
 
@@ -197,6 +198,8 @@ def everyone_may(code: int = 200) -> dict[str, int]:
 
 
 ORGANISER_ONLY = {"organiser": 200, "alice": 403, "bob": 403}
+# The codes a 403 may carry (dbd_site.errors.NotAllowed): who may not do what.
+REFUSED_AS_NOT_ALLOWED = {"not-organiser", "not-owner", "own-battle", "not-in-battle"}
 RED_OWNER_ONLY = {"organiser": 403, "alice": 201, "bob": 403}
 
 CASES = [
@@ -204,8 +207,8 @@ CASES = [
     Case("house-rules", "patch", "", ORGANISER_ONLY, body={"resources_for_win": 12}),
     Case("invite-reset", "post", "invite/reset/", ORGANISER_ONLY),
     Case("forces", "get", "forces/", everyone_may()),
-    # Alice and Bob already have an active force each (one per player).
-    Case("enter", "post", "forces/", {"organiser": 201, "alice": 400, "bob": 400}, own_force),
+    # Alice and Bob already have an active force each (one per player): a conflict (409).
+    Case("enter", "post", "forces/", {"organiser": 201, "alice": 409, "bob": 409}, own_force),
     Case("force", "get", "forces/{red}/", everyone_may()),
     Case("retire", "post", "forces/{red}/retire/", {"organiser": 200, "alice": 200, "bob": 403}),
     Case("ledger", "get", "forces/{red}/ledger/", everyone_may()),
@@ -289,7 +292,8 @@ def test_players_and_the_organiser(case, who, world, clients, dice):
     response = send(clients[who], case.method, case.url(world), body)
     assert response.status_code == case.expected[who], response.content
     if response.status_code == 403:
-        assert error_keys(response) == [("", "permission-denied")]
+        [(pointer, code)] = error_keys(response)
+        assert (pointer, code in REFUSED_AS_NOT_ALLOWED) == ("", True), code
         assert response.json()["errors"][0]["message"]
     if response.status_code >= 400 or case.method == "get":
         assert snapshot(world.campaign) == before  # refused or read: nothing changes
@@ -346,7 +350,7 @@ def test_a_player_outside_the_battle_may_neither_confirm_nor_void_it(world, clie
     for action in ("confirm", "void"):
         response = send(signed_in(carol), "post", f"{battle_url(world.battle)}{action}/")
         assert response.status_code == 403
-        assert error_keys(response) == [("", "permission-denied")]
+        assert error_keys(response) == [("", "not-in-battle")]
     assert snapshot(world.campaign) == before
 
 
@@ -485,7 +489,7 @@ def test_thresholds_that_strand_a_taken_level_up_are_refused(world, clients, ali
     body = {"level_thresholds": [0, 4, 8]}
     response = send(clients["organiser"], "patch", campaign_url(world.campaign), body)
     assert response.status_code == 400
-    assert error_keys(response) == [("/level_thresholds", "campaign-rule")]
+    assert error_keys(response) == [("/level_thresholds", "invalid-house-rules")]
     assert "Ann" in response.json()["errors"][0]["message"]
 
 
@@ -498,8 +502,8 @@ def test_joining_and_a_new_invitation_link(world, clients, eve):
     assert new != old
     assert reset.json()["invite_url"].endswith(f"/campaigns/join/{new}/")
     refused = send(clients["outsider"], "post", f"{BASE}join/", {"token": old})
-    assert refused.status_code == 400
-    assert error_keys(refused) == [("/token", "campaign-rule")]
+    assert refused.status_code == 404  # an invitation no longer there
+    assert error_keys(refused) == [("", "invalid-invite")]
     assert send(clients["outsider"], "post", f"{BASE}join/", {}).status_code == 400
     joined = send(clients["outsider"], "post", f"{BASE}join/", {"token": new})
     assert joined.status_code == 200
@@ -552,7 +556,8 @@ def test_entering_refusals_point_at_the_force(world, clients, alice, bob):
     assert error_keys(response) == [("/force", "not-found")]
     spare = freeform_force(alice, "Alice's Spare")
     response = send(clients["alice"], "post", url, {"force": spare.pk})
-    assert error_keys(response) == [("/force", "campaign-rule")]
+    assert response.status_code == 409  # the state is in the way: retire the other first
+    assert error_keys(response) == [("", "already-in-campaign")]
     assert "already have a force" in response.json()["errors"][0]["message"]
     response = send(clients["alice"], "post", url, {"force": "red"})
     assert error_keys(response) == [("/force", "invalid")]
@@ -564,8 +569,8 @@ def test_retiring(world, clients):
     assert response.status_code == 200
     assert response.json()["retired"] is True
     again = send(clients["alice"], "post", f"{force_url(world.red)}retire/")
-    assert again.status_code == 400
-    assert error_keys(again) == [("", "campaign-rule")]
+    assert again.status_code == 409
+    assert error_keys(again) == [("", "force-retired")]
 
 
 def test_ledger_adjustments_and_spends(world, clients):
@@ -637,6 +642,9 @@ def test_record_confirm_and_what_it_gives(world, clients, alice, bob):
         "objectives": 1,
         "unconscious": True,
     }
+    # R14b: the two enemies Ann took Out of Action are Blue's members marked so.
+    for row in body["results"][1]["members"][:2]:
+        row["out_of_action"] = True
     battles = f"{campaign_url(world.campaign)}battles/"
     recorded = send(clients["alice"], "post", battles, body)
     assert recorded.status_code == 201, recorded.content
@@ -735,8 +743,8 @@ def test_record_confirm_and_what_it_gives(world, clients, alice, bob):
     ]
     assert waiting[0]["player"] == "alice"
     again = send(clients["organiser"], "post", f"{battle['url']}confirm/")
-    assert again.status_code == 400
-    assert error_keys(again) == [("", "campaign-rule")]
+    assert again.status_code == 409
+    assert error_keys(again) == [("", "battle-not-pending")]
 
 
 def test_the_recorder_cannot_confirm_their_own_battle(world, clients):
@@ -768,7 +776,7 @@ def test_voiding_reverses_a_confirmed_battle(world, clients):
     url = battle_url(world.battle)
     refused = send(clients["organiser"], "post", f"{url}void/", {"reason": " "})
     assert refused.status_code == 400
-    assert error_keys(refused) == [("/reason", "campaign-rule")]
+    assert error_keys(refused) == [("/reason", "required")]
 
     voided = send(clients["organiser"], "post", f"{url}void/", {"reason": "Wrong scenario"})
     assert voided.status_code == 200
@@ -791,7 +799,8 @@ def test_voiding_reverses_a_confirmed_battle(world, clients):
     members = clients["alice"].get(force_url(world.red)).json()["members"]
     assert all(m["xp"] == 0 for m in members)
     again = send(clients["organiser"], "post", f"{url}void/", {"reason": "Twice"})
-    assert error_keys(again) == [("", "campaign-rule")]
+    assert again.status_code == 409
+    assert error_keys(again) == [("", "battle-not-pending")]
 
 
 def test_voiding_is_refused_when_the_reward_was_spent(world, clients, alice):
@@ -802,7 +811,7 @@ def test_voiding_is_refused_when_the_reward_was_spent(world, clients, alice):
         clients["organiser"], "post", f"{battle_url(world.battle)}void/", {"reason": "Oops"}
     )
     assert response.status_code == 400
-    assert error_keys(response) == [("", "insufficient-resources")]
+    assert error_keys(response) == [("", "void-overdraws")]
     assert snapshot(world.campaign) == before
 
 
@@ -822,8 +831,8 @@ def test_a_force_in_a_pending_battle_waits(world, clients):
     pending(world)
     body = battle_body(world.red, world.blue)
     response = send(clients["alice"], "post", f"{campaign_url(world.campaign)}battles/", body)
-    assert response.status_code == 400
-    assert error_keys(response) == [("", "campaign-rule")]
+    assert response.status_code == 409
+    assert error_keys(response) == [("", "battle-pending")]
     assert "waiting for confirmation" in response.json()["errors"][0]["message"]
     assert Battle.objects.count() == 1
 
@@ -939,7 +948,7 @@ def test_taking_a_statistic_level_up(world, clients):
     assert body["force"]["valid"] is True
     again = send(clients["alice"], "post", level_up_url(world), {"line": 1, "choice": "ME"})
     assert again.status_code == 400
-    assert error_keys(again) == [("", "campaign-rule")]
+    assert error_keys(again) == [("/line", "no-level-up-waiting")]
     assert "no level-up waiting" in again.json()["errors"][0]["message"]
 
 
@@ -968,7 +977,7 @@ def test_a_natural_12_is_finished_with_the_rolls_endpoint(world, clients, dice):
     dice.faces.append(3)
     refused = send(clients["alice"], "post", rolls, {"action": "roll"})
     assert refused.status_code == 400
-    assert error_keys(refused) == [("/table", "campaign-rule")]
+    assert error_keys(refused) == [("/table", "table-required")]
     assert send(clients["alice"], "post", rolls, {"action": "dance"}).status_code == 400
 
     dice.faces[:] = [10]

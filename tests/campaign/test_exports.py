@@ -10,10 +10,11 @@ from django.db.models.deletion import RestrictedError
 from campaign import selectors, services
 from campaign.exports import FORMAT, CampaignImportError, export_campaign, import_campaign
 from campaign.models import Battle, Campaign, CampaignEvent, LedgerEntry
+from dbd_site.errors import Conflict
 from roster import selectors as roster_selectors
 from roster import services as roster_services
 from roster.models import Force, Member, SkillRoll
-from tests.campaign.conftest import TODAY, everyone, freeform_force, make_user, record
+from tests.campaign.conftest import TODAY, everyone, freeform_force, make_user, problems, record
 from tests.roster.builders import student
 from tests.roster.test_rolls import ScriptedDice
 
@@ -49,19 +50,11 @@ def busy_campaign(organiser, alice, bob) -> Campaign:
     services.take_level_up(campaign_force=red, by=alice, member=ann, line=4, rng=ScriptedDice(2))
     services.spend(campaign_force=red, amount=3, reason="Snacks", by=alice)
     services.adjust_resources(campaign_force=blue, amount=2, reason="Hosting", by=organiser)
-    services.change_campaign_force(
-        campaign_force=blue,
-        by=bob,
-        change=lambda: roster_services.add_member(force=blue.force, data=student("Dan")),
-        description="recruited Dan",
-    )
-    services.change_campaign_force(
-        campaign_force=blue,
-        by=bob,
-        change=lambda: roster_services.remove_member(
-            member=Member.objects.get(force_id=blue.force_id, name="Ben")
-        ),
-        description="Ben retired",
+    roster_services.add_member(force=blue.force, actor=bob, data=student("Dan"))
+    roster_services.remove_member(
+        force=blue.force,
+        actor=bob,
+        member_id=Member.objects.get(force_id=blue.force_id, name="Ben").pk,
     )
     draw = services.record_battle(
         campaign=campaign,
@@ -71,7 +64,7 @@ def busy_campaign(organiser, alice, bob) -> Campaign:
         winner=None,
         results={red: everyone(red), blue: everyone(blue), green: everyone(green)},
     )
-    services.confirm_battle(battle=draw, by=organiser)
+    services.confirm_battle(battle=draw, by=carol)  # R14a: not the organiser who recorded it
     services.void_battle(battle=draw, by=organiser, reason="Wrong day")
     services.retire_campaign_force(campaign_force=green, by=carol)
     record(campaign, bob, red, blue, scenario="Pending", winner="blue")
@@ -130,8 +123,11 @@ def test_a_campaign_cannot_be_deleted_from_under_its_history(organiser, alice, b
     red = campaign.forces.get(force__name="Red")
     with pytest.raises(RestrictedError):
         red.force.delete()  # the roster force of a campaign force keeps its ledger
+    with pytest.raises(Conflict) as refused:
+        roster_services.delete_force(force=red.force, actor=alice)  # the policy says no
+    assert problems(refused) == [("", "campaign-force")]
     with pytest.raises(RestrictedError):
-        roster_services.delete_force(force=red.force)
+        roster_services.delete_force(force=red.force, actor=None)  # and the model too
     assert LedgerEntry.objects.filter(campaign_force=red).exists()
 
 

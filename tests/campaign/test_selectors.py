@@ -9,8 +9,10 @@ from django.utils import timezone
 
 from campaign import selectors, services
 from campaign.models import Battle, BattleForce, BattleMemberResult, LedgerEntry
+from roster import services as roster_services
 from roster.models import Member
 from tests.campaign.conftest import TODAY, everyone, make_user, record
+from tests.roster.builders import student
 
 pytestmark = pytest.mark.django_db
 
@@ -112,20 +114,11 @@ def test_xp_history_per_member(campaign, alice, bob, red, blue):
 
 def test_member_history_and_a_retired_members_results(campaign, alice, bob, red, blue):
     services.confirm_battle(battle=record(campaign, alice, red, blue), by=bob)
-    services.change_campaign_force(
-        campaign_force=red,
-        by=alice,
-        change=lambda: services.roster_services.add_member(
-            force=red.force,
-            data=__import__("tests.roster.builders").roster.builders.student("Dan"),
-        ),
-    )
-    services.change_campaign_force(
-        campaign_force=red,
-        by=alice,
-        change=lambda: services.roster_services.remove_member(
-            member=Member.objects.get(force_id=red.force_id, name="Ann")
-        ),
+    roster_services.add_member(force=red.force, actor=alice, data=student("Dan"))
+    roster_services.remove_member(
+        force=red.force,
+        actor=alice,
+        member_id=Member.objects.get(force_id=red.force_id, name="Ann").pk,
     )
     results = selectors.member_history(campaign_force=red)
     assert [(r.member_name, r.member_id is None, r.xp_awarded) for r in results][1] == (

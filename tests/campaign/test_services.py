@@ -1,4 +1,8 @@
-"""Campaign services: every write keeps the house rules (R14-R18) and logs itself."""
+"""Campaign services: every write keeps the house rules (R14-R18) and logs itself.
+
+Refusals are `dbd_site.errors` kinds; each test asserts the whole refusal (every pointer
+and code), and what a refused call leaves unchanged.
+"""
 
 import dataclasses
 
@@ -7,11 +11,23 @@ from django.db.models import Sum
 
 from campaign import progression, selectors, services
 from campaign.models import Battle, CampaignEvent, CampaignForce, LedgerEntry
-from campaign.services import CampaignError, InsufficientResources, NotAllowed
+from dbd_site.errors import Conflict, Invalid, NotAllowed, NotFound
 from roster import selectors as roster_selectors
 from roster import services as roster_services
 from roster.models import Force, Member, SkillRoll
-from tests.campaign.conftest import TODAY, everyone, freeform_force, make_user, record
+from tests.campaign.conftest import (
+    TODAY,
+    assert_resources_in_step,
+    buy_equipment,
+    change_member,
+    everyone,
+    freeform_force,
+    ledger,
+    make_user,
+    member,
+    problems,
+    record,
+)
 from tests.roster.builders import student
 from tests.roster.test_rolls import ScriptedDice
 
@@ -20,10 +36,6 @@ pytestmark = pytest.mark.django_db
 
 def balance(cf: CampaignForce) -> int:
     return selectors.balance(campaign_force=cf)
-
-
-def member(cf: CampaignForce, name: str) -> Member:
-    return Member.objects.get(force_id=cf.force_id, name=name)
 
 
 def xps(cf: CampaignForce) -> dict[str, int]:
@@ -38,24 +50,8 @@ def stored_resources(cf: CampaignForce) -> int:
     return Force.objects.get(pk=cf.force_id).resources
 
 
-def assert_resources_in_step(cf: CampaignForce) -> None:
-    """R11/R15: Force.resources = engine total cost + ledger balance; evaluation fresh."""
-    force = roster_selectors.get_force(user=cf.player, force_id=cf.force_id)
-    assert force.resources == force.evaluation["total_cost"] + balance(cf)
-    assert force.evaluation == roster_selectors.evaluate_force(force=force).as_dict()
-
-
-def buy_equipment(cf: CampaignForce, name: str, *items: str):
-    """A between-battles purchase through the builder's own service (R17, R18)."""
-    m = member(cf, name)
-    data = roster_selectors.member_json(m)
-    data["equipment"] = [*data["equipment"], *items]
-    return services.change_campaign_force(
-        campaign_force=cf,
-        by=cf.player,
-        change=lambda: roster_services.update_member(member=m, data=data),
-        description=f"bought {', '.join(items)} for {name}",
-    )
+def version(cf: CampaignForce) -> int:
+    return Force.objects.get(pk=cf.force_id).version
 
 
 # --- campaigns and players ---------------------------------------------------------------
@@ -77,17 +73,22 @@ def test_house_rules_can_be_set_at_creation_and_bad_ones_are_refused(organiser):
     campaign.refresh_from_db()
     assert campaign.house_rules.resources_for_win == 12
     assert campaign.house_rules.level_thresholds == (0, 2, 4)
-    with pytest.raises(services.HouseRulesError, match="strictly increasing"):
+    with pytest.raises(Invalid, match="strictly increasing") as refused:
         services.create_campaign(organiser=organiser, name="Bad", level_thresholds=[0, 2, 2])
-    with pytest.raises(services.HouseRulesError, match="not a house rule"):
-        services.create_campaign(organiser=organiser, name="Bad", gold_per_win=3)
+    assert problems(refused) == [("", "invalid-house-rules")]
+    with pytest.raises(Invalid) as refused:
+        services.create_campaign(organiser=organiser, name="Bad", gold_per_win=3, xp_per_kill=1)
+    assert problems(refused) == [("/gold_per_win", "unknown-key"), ("/xp_per_kill", "unknown-key")]
+    assert campaign.__class__.objects.filter(name="Bad").count() == 0
 
 
 def test_only_the_organiser_changes_house_rules_and_it_is_logged(campaign, organiser, alice):
-    with pytest.raises(NotAllowed):
+    with pytest.raises(NotAllowed) as refused:
         services.update_house_rules(campaign=campaign, by=alice, resources_for_win=20)
-    with pytest.raises(services.HouseRulesError, match="between 0"):
+    assert problems(refused) == [("", "not-organiser")]
+    with pytest.raises(Invalid, match="between 0") as refused:
         services.update_house_rules(campaign=campaign, by=organiser, resources_for_draw=-1)
+    assert problems(refused) == [("", "invalid-house-rules")]
     services.update_house_rules(campaign=campaign, by=organiser, resources_for_win=20)
     campaign.refresh_from_db()
     assert campaign.resources_for_win == 20
@@ -98,8 +99,9 @@ def test_only_the_organiser_changes_house_rules_and_it_is_logged(campaign, organ
 
 def test_joining_needs_the_right_token_and_twice_is_once(campaign, alice):
     outsider = make_user("eve")
-    with pytest.raises(CampaignError, match="not valid"):
+    with pytest.raises(NotFound, match="not valid") as refused:
         services.join_campaign(user=outsider, token="guessed")
+    assert problems(refused) == [("", "invalid-invite")]
     assert not selectors.is_player(campaign=campaign, user=outsider)
     services.join_campaign(user=alice, token=campaign.invite_token)
     assert kinds(campaign).count(CampaignEvent.Kind.PLAYER_JOINED) == 2  # alice and bob
@@ -108,8 +110,9 @@ def test_joining_needs_the_right_token_and_twice_is_once(campaign, alice):
 def test_a_new_invite_link_stops_the_old_one(campaign, organiser):
     old = campaign.invite_token
     services.reset_invite_token(campaign=campaign, by=organiser)
-    with pytest.raises(CampaignError):
+    with pytest.raises(NotFound) as refused:
         services.join_campaign(user=make_user("late"), token=old)
+    assert problems(refused) == [("", "invalid-invite")]
 
 
 # --- entering a force ------------------------------------------------------------------------
@@ -155,35 +158,42 @@ def test_the_starting_resources_setting_is_honoured(organiser, alice):
     assert balance(cf) == 75
     poor = services.create_campaign(organiser=organiser, name="Poor", starting_resources=4)
     services.join_campaign(user=alice, token=poor.invite_token)
-    with pytest.raises(CampaignError, match="legal with 4 starting Resources"):
+    with pytest.raises(Invalid, match="legal with 4 starting Resources") as refused:
         services.enter_force(campaign=poor, player=alice, force=freeform_force(alice, "P"))
+    assert problems(refused) == [("/force", "force-not-ready")]
     assert not poor.forces.exists()
 
 
 def test_entering_refuses_what_is_not_allowed(campaign, alice, bob):
     outsider = make_user("eve")
-    with pytest.raises(NotAllowed, match="Join the campaign"):
+    with pytest.raises(NotAllowed, match="Join the campaign") as refused:
         services.enter_force(
             campaign=campaign, player=outsider, force=freeform_force(outsider, "X")
         )
-    with pytest.raises(NotAllowed, match="you own"):
+    assert problems(refused) == [("", "not-a-player")]
+    with pytest.raises(NotAllowed, match="you own") as refused:
         services.enter_force(campaign=campaign, player=alice, force=freeform_force(bob, "B"))
+    assert problems(refused) == [("", "not-owner")]
     illegal = roster_services.import_force(
         owner=alice,
         document={"format": "dbd-roster/1", "name": "Two", "resources": 50, "members": []},
     )
-    with pytest.raises(CampaignError, match="R10"):
+    with pytest.raises(Invalid, match="R10") as refused:
         services.enter_force(campaign=campaign, player=alice, force=illegal)
+    assert problems(refused) == [("/force", "force-not-ready")]
     veteran = freeform_force(alice, "Veteran")
     Member.objects.filter(force=veteran, name="Ann").update(xp=3)
-    with pytest.raises(CampaignError, match="no XP"):
+    with pytest.raises(Invalid, match="no XP") as refused:
         services.enter_force(campaign=campaign, player=alice, force=veteran)
+    assert problems(refused) == [("/force", "force-not-ready")]
     cf = services.enter_force(campaign=campaign, player=alice, force=freeform_force(alice, "A"))
-    with pytest.raises(CampaignError, match="already have a force"):
+    with pytest.raises(Conflict, match="already have a force") as refused:
         services.enter_force(campaign=campaign, player=alice, force=freeform_force(alice, "B"))
+    assert problems(refused) == [("", "already-in-campaign")]
     services.retire_campaign_force(campaign_force=cf, by=alice)
-    with pytest.raises(CampaignError, match="already a campaign force"):
+    with pytest.raises(Invalid, match="already a campaign force") as refused:
         services.enter_force(campaign=campaign, player=alice, force=cf.force)
+    assert problems(refused) == [("/force", "already-in-campaign")]
     assert services.enter_force(campaign=campaign, player=alice, force=freeform_force(alice, "C"))
 
 
@@ -191,10 +201,17 @@ def test_entering_keeps_the_roll_history(campaign, alice):
     original = freeform_force(alice, "Rolled")
     ann = original.members.get(name="Ann")
     roster_services.update_member(
-        member=ann, data=student("Ann", free_advancements=[{"line": 4}, {"line": 3}])
+        force=original,
+        actor=alice,
+        member_id=ann.pk,
+        data=student("Ann", free_advancements=[{"line": 4}, {"line": 3}]),
     )
     roster_services.roll_skill(
-        member=ann, slot="free_advancements/0", user=alice, rng=ScriptedDice(2)
+        force=original,
+        actor=alice,
+        member_id=ann.pk,
+        slot="free_advancements/0",
+        rng=ScriptedDice(2),
     )
     cf = services.enter_force(campaign=campaign, player=alice, force=original)
     assert SkillRoll.objects.filter(member__force_id=cf.force_id).count() == 1
@@ -223,7 +240,11 @@ def test_confirming_applies_xp_and_resources_to_everyone(campaign, alice, bob, r
         red,
         blue,
         red_results=everyone(red, Ann={"enemies_out_of_action": 2, "objectives": 1}),
-        blue_results=everyone(blue, Ben={"unconscious": True, "out_of_action": True}),
+        blue_results=everyone(
+            blue,
+            Ben={"unconscious": True, "out_of_action": True},
+            Cat={"out_of_action": True},  # R14b: two enemies credited, two Out of Action
+        ),
     )
     services.confirm_battle(battle=battle, by=bob)
     # R16: +1 taking part, +1 per enemy, +1 per objective, +1 on the winning side.
@@ -306,28 +327,40 @@ def test_confirming_is_all_or_nothing(campaign, alice, bob, red, blue, monkeypat
 
 
 def test_the_recorder_cannot_confirm_their_own_battle(campaign, organiser, alice, bob, red, blue):
+    """R14a: not the recorder, not a player outside the battle; the organiser who neither
+    recorded it nor plays in it may."""
     battle = record(campaign, alice, red, blue)
-    with pytest.raises(NotAllowed, match="not its recorder"):
+    with pytest.raises(NotAllowed, match="not its recorder") as refused:
         services.confirm_battle(battle=battle, by=alice)
+    assert problems(refused) == [("", "own-battle")]
     carol = make_user("carol")
     services.join_campaign(user=carol, token=campaign.invite_token)
-    with pytest.raises(NotAllowed, match="opponent"):
+    with pytest.raises(NotAllowed, match="opponent") as refused:
         services.confirm_battle(battle=battle, by=carol)  # a player, but not in the battle
+    assert problems(refused) == [("", "not-in-battle")]
+    assert Battle.objects.get(pk=battle.pk).status == Battle.Status.PENDING
+    assert balance(red) == 45
     services.confirm_battle(battle=battle, by=organiser)
-    with pytest.raises(CampaignError, match="already confirmed"):
+    with pytest.raises(Conflict, match="already confirmed") as refused:
         services.confirm_battle(battle=battle, by=bob)
+    assert problems(refused) == [("", "battle-not-pending")]
     assert balance(red) == 55
 
 
-def test_the_organiser_may_confirm_a_battle_they_recorded(campaign, organiser, red, blue):
+def test_the_organiser_cannot_confirm_a_battle_they_recorded(campaign, organiser, bob, red, blue):
+    """R14a changed this: it used to be allowed. Nobody confirms a battle alone, so an
+    organiser who recorded a battle waits for a player in it to confirm."""
     battle = record(campaign, organiser, red, blue)
-    services.confirm_battle(battle=battle, by=organiser)
-    battle.refresh_from_db()
-    assert battle.status == Battle.Status.CONFIRMED
+    with pytest.raises(NotAllowed) as refused:
+        services.confirm_battle(battle=battle, by=organiser)
+    assert problems(refused) == [("", "own-battle")]
+    assert Battle.objects.get(pk=battle.pk).status == Battle.Status.PENDING
+    services.confirm_battle(battle=battle, by=bob)
+    assert Battle.objects.get(pk=battle.pk).status == Battle.Status.CONFIRMED
 
 
 def test_recording_refuses_what_is_not_a_battle(campaign, organiser, alice, bob, red, blue):
-    with pytest.raises(CampaignError, match="two or more"):
+    with pytest.raises(Invalid, match="two or more") as refused:
         services.record_battle(
             campaign=campaign,
             by=alice,
@@ -336,12 +369,17 @@ def test_recording_refuses_what_is_not_a_battle(campaign, organiser, alice, bob,
             winner=None,
             results={red: everyone(red)},
         )
-    with pytest.raises(CampaignError, match="is not in Blue Club"):
+    assert problems(refused) == [("/results", "battle-forces")]
+    with pytest.raises(Invalid, match="is not in Blue Club") as refused:
         record(campaign, alice, red, blue, blue_results=everyone(red))
+    assert problems(refused) == [
+        (f"/results/1/members/{j}/member", "member-not-in-force") for j in range(4)
+    ]
     ann = member(red, "Ann")
-    with pytest.raises(CampaignError, match="listed twice"):
+    with pytest.raises(Invalid, match="listed twice") as refused:
         record(campaign, alice, red, blue, red_results=[services.MemberOutcome(ann)] * 2)
-    with pytest.raises(CampaignError, match="0 to 99"):
+    assert problems(refused) == [("/results/0/members/1/member", "listed-twice")]
+    with pytest.raises(Invalid, match="0 to 10") as refused:
         record(
             campaign,
             alice,
@@ -349,18 +387,22 @@ def test_recording_refuses_what_is_not_a_battle(campaign, organiser, alice, bob,
             blue,
             red_results=everyone(red, Ann={"objectives": -1}),
         )
-    with pytest.raises(CampaignError, match="scenario"):
+    assert problems(refused) == [("/results/0/members/1/objectives", "objectives-range")]
+    with pytest.raises(Invalid, match="scenario") as refused:
         record(campaign, alice, red, blue, scenario="  ")
-    with pytest.raises(CampaignError, match="future"):
+    assert problems(refused) == [("/scenario", "required")]
+    with pytest.raises(Invalid, match="future") as refused:
         record(campaign, alice, red, blue, played_on=TODAY.replace(year=2999))
+    assert problems(refused) == [("/played_on", "battle-in-future")]
     carol = make_user("carol")
     services.join_campaign(user=carol, token=campaign.invite_token)
-    with pytest.raises(NotAllowed):
+    with pytest.raises(NotAllowed) as refused:
         record(campaign, carol, red, blue)
+    assert problems(refused) == [("", "not-in-battle")]
     other = services.create_campaign(organiser=organiser, name="Other")
     services.join_campaign(user=carol, token=other.invite_token)
     green = services.enter_force(campaign=other, player=carol, force=freeform_force(carol, "G"))
-    with pytest.raises(CampaignError, match="not in this campaign"):
+    with pytest.raises(Invalid, match="not in this campaign") as refused:
         services.record_battle(
             campaign=campaign,
             by=organiser,
@@ -369,13 +411,15 @@ def test_recording_refuses_what_is_not_a_battle(campaign, organiser, alice, bob,
             winner=None,
             results={red: everyone(red), green: everyone(green)},
         )
+    assert problems(refused) == [("/results/1/force", "battle-forces")]
     assert not Battle.objects.exists()
 
 
 def test_a_force_is_in_one_pending_battle_at_a_time(campaign, organiser, alice, bob, red, blue):
     record(campaign, alice, red, blue)
-    with pytest.raises(CampaignError, match="waiting for confirmation: Blue Club, Red Club"):
+    with pytest.raises(Conflict, match="waiting for confirmation: Blue Club, Red Club") as refused:
         record(campaign, bob, red, blue)
+    assert problems(refused) == [("", "battle-pending")]
 
 
 # --- voiding -----------------------------------------------------------------------------
@@ -386,10 +430,13 @@ def test_voiding_reverses_everything_by_new_entries(campaign, organiser, alice, 
     services.confirm_battle(battle=battle, by=bob)
     entries = LedgerEntry.objects.count()
     rewards = list(battle.ledger_entries.order_by("id"))
-    with pytest.raises(NotAllowed):
+    with pytest.raises(NotAllowed) as refused:
         services.void_battle(battle=battle, by=bob, reason="Wrong result")
-    with pytest.raises(CampaignError, match="reason"):
+    assert problems(refused) == [("", "not-organiser")]
+    with pytest.raises(Invalid, match="reason") as refused:
         services.void_battle(battle=battle, by=organiser, reason="")
+    assert problems(refused) == [("/reason", "required")]
+    assert LedgerEntry.objects.count() == entries
     services.void_battle(battle=battle, by=organiser, reason="Wrong result")
     assert LedgerEntry.objects.count() == entries + 2  # nothing deleted, two reversals added
     for reward in rewards:
@@ -410,81 +457,85 @@ def test_voiding_reverses_everything_by_new_entries(campaign, organiser, alice, 
     )
     assert all(row.played == 0 for row in selectors.standings(campaign=campaign))
     assert_resources_in_step(red)
-    with pytest.raises(CampaignError, match="already void"):
+    with pytest.raises(Conflict, match="already void") as refused:
         services.void_battle(battle=battle, by=organiser, reason="Again")
+    assert problems(refused) == [("", "battle-not-pending")]
 
 
 def test_voiding_is_refused_when_the_reward_was_spent(campaign, organiser, alice, bob, red, blue):
     services.confirm_battle(battle=record(campaign, alice, red, blue), by=bob)
     battle = Battle.objects.get()
     services.spend(campaign_force=red, amount=50, reason="Mercenaries", by=alice)
-    with pytest.raises(InsufficientResources, match="Red Club has 5 Resources"):
+    entries = ledger(red)
+    with pytest.raises(Invalid, match="Red Club has 5 Resources") as refused:
         services.void_battle(battle=battle, by=organiser, reason="Oops")
+    assert problems(refused) == [("", "void-overdraws")]
     battle.refresh_from_db()
     assert battle.status == Battle.Status.CONFIRMED
+    assert ledger(red) == entries
     assert balance(red) == 5
+    assert set(xps(red).values()) == {2}
 
 
 def test_a_pending_battle_can_be_withdrawn_or_disputed(campaign, organiser, alice, bob, red, blue):
     battle = record(campaign, alice, red, blue)
     carol = make_user("carol")
     services.join_campaign(user=carol, token=campaign.invite_token)
-    with pytest.raises(NotAllowed):
+    with pytest.raises(NotAllowed) as refused:
         services.void_battle(battle=battle, by=carol)
+    assert problems(refused) == [("", "not-in-battle")]
     services.void_battle(battle=battle, by=bob, reason="That is not what happened")
     battle.refresh_from_db()
     assert battle.status == Battle.Status.VOID
     assert LedgerEntry.objects.filter(battle=battle).count() == 0
-    with pytest.raises(CampaignError, match="already void"):
+    with pytest.raises(Conflict, match="already void") as refused:
         services.confirm_battle(battle=battle, by=bob)
+    assert problems(refused) == [("", "battle-not-pending")]
     # The forces are free again: a new battle can be recorded, edits are allowed.
     buy_equipment(red, "Ann", "hand-weapon")
     again = record(campaign, alice, red, blue)
     services.void_battle(battle=again, by=alice)  # the recorder withdraws it
 
 
-def test_voiding_can_leave_a_taken_level_up_to_remove(campaign, organiser, alice, bob, red, blue):
-    battle = record(
-        campaign, alice, red, blue, red_results=everyone(red, Ann={"enemies_out_of_action": 1})
+def test_voiding_takes_back_the_level_up_the_battle_paid_for(
+    campaign, organiser, alice, bob, red, blue
+):
+    """R15a changed this: a void used to leave the taken level-up behind, the force
+    illegal (`too-many-level-ups`) until the owner removed it. Now the void removes it,
+    with its effects, and the log says so; the force stays legal."""
+    battle = win_with(campaign, alice, bob, red, blue, enemies_out_of_action=1)
+    battle.refresh_from_db()
+    assert member(red, "Ann").xp == 3
+    services.take_level_up(
+        campaign_force=red, by=alice, member=member(red, "Ann"), line=1, choice="ME"
     )
-    services.confirm_battle(battle=battle, by=bob)
-    ann = member(red, "Ann")
-    assert ann.xp == 3
-    services.take_level_up(campaign_force=red, by=alice, member=ann, line=1, choice="ME")
+    assert [(x.member.name, x.index) for x in services.void_plan(battle=battle)] == [("Ann", 0)]
     services.void_battle(battle=battle, by=organiser, reason="Played the wrong scenario")
-    assert member(red, "Ann").xp == 0
-    assert "too-many-level-ups" in [
-        e["code"] for e in Force.objects.get(pk=red.force_id).evaluation["errors"]
-    ]
-    # The extra level-up may now be removed (but not swapped for another).
     ann = member(red, "Ann")
-    swapped = roster_selectors.member_json(ann) | {"level_ups": [{"line": 1, "choice": "RA"}]}
-    with pytest.raises(CampaignError, match="level-up"):
-        services.change_campaign_force(
-            campaign_force=red,
-            by=alice,
-            change=lambda: roster_services.update_member(member=ann, data=swapped),
-        )
-    removed = roster_selectors.member_json(ann) | {"level_ups": []}
-    services.change_campaign_force(
-        campaign_force=red,
-        by=alice,
-        change=lambda: roster_services.update_member(member=ann, data=removed),
-    )
-    assert Force.objects.get(pk=red.force_id).is_legal
+    assert (ann.xp, ann.level_ups) == (0, [])
+    force = Force.objects.get(pk=red.force_id)
+    assert force.is_legal
+    assert force.evaluation["errors"] == []
+    event = campaign.events.filter(kind=CampaignEvent.Kind.BATTLE_VOIDED).get()
+    assert event.data["level_ups_lost"] == ["Ann's level-up 1"]
+    assert event.message.endswith("Level-ups taken back: Ann's level-up 1.")
+    assert_resources_in_step(red)
 
 
 # --- Resources ------------------------------------------------------------------------------
 
 
 def test_spend_refuses_an_overdraft(red, alice, bob):
-    with pytest.raises(NotAllowed):
+    with pytest.raises(NotAllowed) as refused:
         services.spend(campaign_force=red, amount=5, reason="Bribe", by=bob)
+    assert problems(refused) == [("", "not-owner")]
     services.spend(campaign_force=red, amount=40, reason="Bribe", by=alice)
-    with pytest.raises(InsufficientResources, match="has 5 Resources; this needs 6"):
+    with pytest.raises(Invalid, match="has 5 Resources; this needs 6") as refused:
         services.spend(campaign_force=red, amount=6, reason="Another", by=alice)
-    with pytest.raises(CampaignError, match="1 or more"):
+    assert problems(refused) == [("/amount", "insufficient-resources")]
+    with pytest.raises(Invalid, match="1 or more") as refused:
         services.spend(campaign_force=red, amount=0, reason="Nothing", by=alice)
+    assert problems(refused) == [("/amount", "not-a-whole-number")]
     services.spend(campaign_force=red, amount=5, reason="Last", by=alice)
     assert balance(red) == 0
     assert_resources_in_step(red)
@@ -492,12 +543,15 @@ def test_spend_refuses_an_overdraft(red, alice, bob):
 
 
 def test_adjustments_are_the_organisers_with_a_reason(campaign, organiser, alice, red):
-    with pytest.raises(NotAllowed):
+    with pytest.raises(NotAllowed) as refused:
         services.adjust_resources(campaign_force=red, amount=5, reason="Gift", by=alice)
-    with pytest.raises(CampaignError, match="reason"):
+    assert problems(refused) == [("", "not-organiser")]
+    with pytest.raises(Invalid, match="reason") as refused:
         services.adjust_resources(campaign_force=red, amount=5, reason=" ", by=organiser)
-    with pytest.raises(InsufficientResources, match="below 0"):
+    assert problems(refused) == [("/reason", "required")]
+    with pytest.raises(Invalid, match="below 0") as refused:
         services.adjust_resources(campaign_force=red, amount=-46, reason="Fine", by=organiser)
+    assert problems(refused) == [("/amount", "insufficient-resources")]
     services.adjust_resources(campaign_force=red, amount=-45, reason="Fine", by=organiser)
     services.adjust_resources(campaign_force=red, amount=7, reason="Prize", by=organiser)
     assert balance(red) == 7
@@ -524,155 +578,158 @@ def test_ledger_with_running_balance(campaign, alice, bob, red, blue):
 
 
 def test_a_purchase_between_battles_spends_the_cost_increase(campaign, red):
-    result = buy_equipment(red, "Ann", "tool-kit")
-    assert (result.cost_before, result.cost_after, result.spent) == (5, 15, 10)
+    """A member who has not fought yet (still being recruited) pays what their cost
+    rises by, in one ledger entry."""
+    buy_equipment(red, "Ann", "tool-kit")
+    assert ledger(red) == [
+        ("start", 50, "Starting Resources (R11)"),
+        ("purchase", -5, "Initial roster"),
+        ("purchase", -10, "Ann: bought tool-kit"),
+    ]
     assert balance(red) == 35
-    last = red.ledger_entries.order_by("-id").first()
-    assert (last.kind, last.amount, last.reason) == ("purchase", -10, "bought tool-kit for Ann")
     assert_resources_in_step(red)
     assert Force.objects.get(pk=red.force_id).is_legal
-    assert campaign.events.filter(kind=CampaignEvent.Kind.FORCE_CHANGED).exists()
+    event = campaign.events.filter(kind=CampaignEvent.Kind.FORCE_CHANGED).get()
+    assert event.message == "alice changed Red Club: bought tool-kit (10 Resources)."
+    assert (event.data["cost_before"], event.data["cost_after"], event.data["spent"]) == (
+        5,
+        15,
+        10,
+    )
 
 
 def test_an_unaffordable_change_is_refused_and_rolled_back(red, alice):
     services.spend(campaign_force=red, amount=40, reason="Spent", by=alice)
-    with pytest.raises(InsufficientResources, match="has 5 Resources; this needs 10"):
+    entries, before = ledger(red), version(red)
+    with pytest.raises(Invalid, match="has 5 Resources; this costs 10") as refused:
         buy_equipment(red, "Ann", "tool-kit")
+    assert problems(refused) == [("/resources", "insufficient-resources")]
     assert member(red, "Ann").equipment == []  # the roster change was undone too
-    assert balance(red) == 5
+    assert ledger(red) == entries  # a refused purchase costs 0
+    assert version(red) == before
     assert_resources_in_step(red)
 
 
 def test_discarding_gives_no_refund(red):
     buy_equipment(red, "Ann", "tool-kit")
-    ann = member(red, "Ann")
-    data = roster_selectors.member_json(ann) | {"equipment": []}
-    result = services.change_campaign_force(
-        campaign_force=red,
-        by=red.player,
-        change=lambda: roster_services.update_member(member=ann, data=data),
-        description="discarded the tool kit",
-    )
-    assert (result.cost_before, result.cost_after, result.spent) == (15, 5, 0)
-    assert balance(red) == 35  # R18: no refund
+    entries = ledger(red)
+    change_member(red, "Ann", lambda data: {**data, "equipment": []}, description="discarded")
+    assert ledger(red) == entries  # R18: no refund, and no entry
+    assert balance(red) == 35
     assert stored_resources(red) == 40  # cost 5 + balance 35: the engine cannot re-buy free
     assert_resources_in_step(red)
 
 
 def test_changes_wait_while_a_battle_is_pending(campaign, alice, bob, red, blue):
     battle = record(campaign, alice, red, blue)
-    with pytest.raises(CampaignError, match="waiting for confirmation"):
+    before = version(red)
+    with pytest.raises(Conflict, match="waiting for confirmation") as refused:
         buy_equipment(red, "Ann", "hand-weapon")
+    assert problems(refused) == [("", "battle-pending")]
+    assert version(red) == before
     services.confirm_battle(battle=battle, by=bob)
     buy_equipment(red, "Ann", "hand-weapon")
+    assert member(red, "Ann").equipment == ["hand-weapon"]
 
 
 def test_only_the_owner_changes_a_campaign_force(red, bob, organiser):
     ann = member(red, "Ann")
     for user in (bob, organiser):
-        with pytest.raises(NotAllowed):
-            services.change_campaign_force(
-                campaign_force=red,
-                by=user,
-                change=lambda: roster_services.remove_member(member=ann),
-            )
+        with pytest.raises(NotAllowed) as refused:
+            roster_services.remove_member(force=red.force, actor=user, member_id=ann.pk)
+        assert problems(refused) == [("", "not-owner")]
     assert member(red, "Ann")
 
 
 def test_recruiting_and_retiring_keep_r10(red, alice):
-    recruit = services.change_campaign_force(
-        campaign_force=red,
-        by=alice,
-        change=lambda: roster_services.add_member(force=red.force, data=student("Dan")),
-        description="recruited Dan",
-    ).value
+    recruit = roster_services.add_member(force=red.force, actor=alice, data=student("Dan"))
     assert recruit.name == "Dan"
-    services.change_campaign_force(
-        campaign_force=red,
-        by=alice,
-        change=lambda: roster_services.remove_member(member=member(red, "Dan")),
-        description="Dan retired",
-    )
-    # Four students is the minimum (R10): retiring a fifth... fourth is refused.
-    with pytest.raises(CampaignError, match="R10"):
-        services.change_campaign_force(
-            campaign_force=red,
-            by=alice,
-            change=lambda: roster_services.remove_member(member=member(red, "Cat")),
+    roster_services.remove_member(force=red.force, actor=alice, member_id=recruit.pk)
+    # Four students is the minimum (R10): retiring a fourth is refused.
+    with pytest.raises(Invalid, match="4 to 6 students") as refused:
+        roster_services.remove_member(
+            force=red.force, actor=alice, member_id=member(red, "Cat").pk
         )
+    assert problems(refused) == [("/members", "force-size")]
     assert member(red, "Cat")
-    with pytest.raises(CampaignError, match="new recruit"):
-        services.change_campaign_force(
-            campaign_force=red,
-            by=alice,
-            change=lambda: roster_services.add_member(force=red.force, data=student("Vet", xp=12)),
+    with pytest.raises(Invalid) as refused:
+        roster_services.add_member(
+            force=red.force,
+            actor=alice,
+            data=student("Vet", xp=12, level_ups=[{"line": 1, "choice": "ME"}]),
         )
+    assert problems(refused) == [
+        ("/members/4/xp", "recruit-fresh"),
+        ("/members/4/level_ups", "recruit-fresh"),
+    ]
     assert Member.objects.filter(force_id=red.force_id).count() == 4
+    assert ledger(red) == [
+        ("start", 50, "Starting Resources (R11)"),
+        ("purchase", -5, "Initial roster"),
+    ]  # Dan cost nothing; the refusals cost nothing
 
 
 def test_history_cannot_be_rewritten(campaign, red, blue, alice, bob):
+    """R17a: a member who fought keeps their creation choices and XP; an advancement
+    bought now is marked `between_battles` and may repeat a creation line."""
     services.confirm_battle(battle=record(campaign, alice, red, blue), by=bob)
-    ann = member(red, "Ann")
-    cheats = {
-        "XP": roster_selectors.member_json(ann) | {"xp": 30},
-        "creation": roster_selectors.member_json(ann)
-        | {"free_advancements": [{"line": 3}, {"line": 2, "choice": "FR"}]},
-        "creation purchase": roster_selectors.member_json(ann)
-        | {"purchases": [{"line": 1, "choice": "ME"}]},
-    }
-    for words, data in zip(
-        ("through battles", "creation choices", "creation choices"), cheats.values(), strict=True
-    ):
-        with pytest.raises(CampaignError, match=words):
-            services.change_campaign_force(
-                campaign_force=red,
-                by=alice,
-                change=lambda data=data: roster_services.update_member(member=ann, data=data),
-            )
-    # The same statistic bought between battles is fine, at its price (R6, R17).
-    bought = roster_selectors.member_json(ann) | {
-        "purchases": [{"line": 1, "choice": "ME", "between_battles": True}]
-    }
-    result = services.change_campaign_force(
-        campaign_force=red,
-        by=alice,
-        change=lambda: roster_services.update_member(member=ann, data=bought),
+    before, entries = version(red), ledger(red)
+    cheats = [
+        ({"xp": 30}, [("/members/1/xp", "xp-from-battles")]),
+        (
+            {"free_advancements": [{"line": 3}, {"line": 2, "choice": "FR"}]},
+            [("/members/1/free_advancements", "history-fixed")],
+        ),
+        (
+            {"purchases": [{"line": 1, "choice": "ME"}]},
+            [("/members/1/purchases/0", "not-between-battles")],
+        ),
+    ]
+    for changes, expected in cheats:
+        with pytest.raises(Invalid) as refused:
+            change_member(red, "Ann", lambda data, changes=changes: {**data, **changes})
+        assert problems(refused) == expected, changes
+    assert version(red) == before
+    assert ledger(red) == entries
+    # The same statistic bought between battles is fine, at its price (R6, R17a).
+    change_member(
+        red,
+        "Ann",
+        lambda data: {
+            **data,
+            "purchases": [{"line": 1, "choice": "ME", "between_battles": True}],
+        },
     )
-    assert result.spent == 2  # 2 x ME 1
+    assert ledger(red)[len(entries) :] == [("purchase", -2, "Ann: bought +1 ME")]  # 2 x ME 1
+    assert_resources_in_step(red)
 
 
 def test_a_recruit_is_built_step_by_step_until_they_fight(campaign, red, blue, alice, bob):
     """R18: a new member joins between battles with only base, club and society, then
     takes free advancements in later steps, as in the builder; fighting fixes them."""
     services.confirm_battle(battle=record(campaign, alice, red, blue), by=bob)
-    services.change_campaign_force(
-        campaign_force=red,
-        by=alice,
-        change=lambda: roster_services.add_member(
-            force=red.force,
-            data={k: v for k, v in student("Dee").items() if k in ("name", "club", "base")},
-        ),
+    roster_services.add_member(
+        force=red.force,
+        actor=alice,
+        data={k: v for k, v in student("Dee").items() if k in ("name", "club", "base")},
     )
-    dee = member(red, "Dee")
-    built = roster_selectors.member_json(dee) | {
-        "free_advancements": [{"line": 3}, {"line": 2, "choice": "HP"}]
-    }
-    services.change_campaign_force(
-        campaign_force=red,
-        by=alice,
-        change=lambda: roster_services.update_member(member=dee, data=built),
-    )
-    assert member(red, "Dee").free_advancements == built["free_advancements"]
+    built = [{"line": 3}, {"line": 2, "choice": "HP"}]
+    change_member(red, "Dee", lambda data: {**data, "free_advancements": built})
+    assert member(red, "Dee").free_advancements == built
+    assert_resources_in_step(red)
 
 
 def test_a_retired_force_is_done(campaign, organiser, alice, bob, red, blue):
-    with pytest.raises(NotAllowed):
+    with pytest.raises(NotAllowed) as refused:
         services.retire_campaign_force(campaign_force=red, by=bob)
+    assert problems(refused) == [("", "not-owner")]
     services.retire_campaign_force(campaign_force=red, by=organiser)
-    with pytest.raises(CampaignError, match="retired"):
+    with pytest.raises(Conflict, match="retired") as refused:
         buy_equipment(red, "Ann", "hand-weapon")
-    with pytest.raises(CampaignError, match="retired"):
+    assert problems(refused) == [("", "force-retired")]
+    with pytest.raises(Conflict, match="retired") as refused:
         record(campaign, bob, red, blue)
+    assert problems(refused) == [("", "force-retired")]
     retired = {row.name: row.retired for row in selectors.standings(campaign=campaign)}
     assert retired == {"Red Club": True, "Blue Club": False}
 
@@ -681,21 +738,36 @@ def test_a_retired_force_is_done(campaign, organiser, alice, bob, red, blue):
 
 
 def win_with(campaign, alice, bob, red, blue, **ann):
-    battle = record(campaign, alice, red, blue, red_results=everyone(red, Ann=ann))
+    """Red wins; Ann's results are `ann`; as many Blue members are Out of Action as Ann
+    is credited with (R14b)."""
+    out = {
+        name: {"out_of_action": True}
+        for name in ["Emma", "Ann", "Ben", "Cat"][: ann.get("enemies_out_of_action", 0)]
+    }
+    battle = record(
+        campaign,
+        alice,
+        red,
+        blue,
+        red_results=everyone(red, Ann=ann),
+        blue_results=everyone(blue, **out),
+    )
     services.confirm_battle(battle=battle, by=bob)
     return battle
 
 
 def test_level_ups_waiting_and_taking_one(campaign, alice, bob, red, blue):
     assert selectors.level_ups_waiting(campaign=campaign) == []
-    with pytest.raises(CampaignError, match="no level-up waiting"):
+    with pytest.raises(Invalid, match="no level-up waiting") as refused:
         services.take_level_up(campaign_force=red, by=alice, member=member(red, "Ann"), line=1)
+    assert problems(refused) == [("/line", "no-level-up-waiting")]
     win_with(campaign, alice, bob, red, blue, enemies_out_of_action=1)  # Ann: 3 XP
     waiting = selectors.level_ups_waiting(campaign=campaign)
     assert [(w.member.name, w.level, w.taken, w.waiting) for w in waiting] == [("Ann", 2, 0, 1)]
     assert waiting[0].campaign_force == red
-    with pytest.raises(NotAllowed):
+    with pytest.raises(NotAllowed) as refused:
         services.take_level_up(campaign_force=red, by=bob, member=member(red, "Ann"), line=1)
+    assert problems(refused) == [("", "not-owner")]
     ann = services.take_level_up(
         campaign_force=red, by=alice, member=member(red, "Ann"), line=1, choice="ME"
     )
@@ -721,10 +793,11 @@ def test_a_level_up_is_free_even_when_it_reprices_equipment(campaign, alice, bob
 
 def test_an_illegal_level_up_is_refused(campaign, alice, bob, red, blue):
     win_with(campaign, alice, bob, red, blue, enemies_out_of_action=1)
-    with pytest.raises(CampaignError, match="not allowed"):
+    with pytest.raises(Invalid) as refused:
         services.take_level_up(
             campaign_force=red, by=alice, member=member(red, "Ann"), line=1, choice="HP"
         )
+    assert problems(refused) == [("/choice", "invalid-choice")]
     assert member(red, "Ann").level_ups == []
 
 
@@ -790,8 +863,9 @@ def test_new_thresholds_cannot_strand_taken_level_ups(campaign, organiser, alice
     services.take_level_up(
         campaign_force=red, by=alice, member=member(red, "Ann"), line=1, choice="ME"
     )
-    with pytest.raises(CampaignError, match="Ann"):
+    with pytest.raises(Invalid, match="Ann") as refused:
         services.update_house_rules(campaign=campaign, by=organiser, level_thresholds=[0, 4, 8])
+    assert problems(refused) == [("/level_thresholds", "invalid-house-rules")]
     services.update_house_rules(campaign=campaign, by=organiser, level_thresholds=[0, 2, 8])
     assert [w.member.name for w in selectors.level_ups_waiting(campaign=campaign)] == [
         "Emma",

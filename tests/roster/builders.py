@@ -1,9 +1,14 @@
 """Small builders for dbd-roster/1 documents used across the roster tests."""
 
 import copy
+from collections.abc import Iterable
 from typing import Any
 
 from rest_framework.test import APIClient
+
+from roster.documents import Problem
+from roster.engine import Evaluation, MemberResult, evaluate
+from rules.catalogue import Catalogue
 
 
 def emma() -> dict[str, Any]:
@@ -85,6 +90,27 @@ def legal_force(**first_member_changes: Any) -> dict[str, Any]:
     first = emma()
     first.update(first_member_changes)
     return force(first, student("Ann"), student("Ben"), student("Cat"))
+
+
+def with_classmates(member: dict[str, Any], *, resources: int = 500) -> dict[str, Any]:
+    """`member` first in a force of four: three plain classmates (`student`) who cost
+    nothing and raise no error or warning, so everything in the engine's answer about
+    the force is about `member` (R10 is met; `resources` leaves R11 out of the way)."""
+    return force(member, student("Ann"), student("Ben"), student("Cat"), resources=resources)
+
+
+def evaluate_member(
+    catalogue: Catalogue, member: dict[str, Any], *, resources: int = 500, **options: Any
+) -> tuple[Evaluation, MemberResult | None]:
+    """The engine's whole answer for `member` among plain classmates, and its own result
+    (None when the document is malformed). `options` go to `engine.evaluate`."""
+    evaluation = evaluate(with_classmates(member, resources=resources), catalogue, **options)
+    return evaluation, (evaluation.members[0] if evaluation.members else None)
+
+
+def found(problems: Iterable[Problem]) -> list[tuple[str, str]]:
+    """Problems as (pointer, code) pairs, in the order reported: compare whole lists."""
+    return [(p.pointer, p.code) for p in problems]
 
 
 def signed_in(user) -> APIClient:

@@ -62,7 +62,7 @@ def test_a_builder_change_through_the_services_shows_at_once(owner_api, saved):
     ann = member(saved, 1)
     data = selectors.member_json(ann)
     data["equipment"] = [*data["equipment"], "medical-kit"]
-    services.update_member(member=ann, data=data)
+    services.update_member(force=ann.force, actor=None, member_id=ann.pk, data=data)
     after = detail(owner_api, saved).json()
     assert after["document"]["members"][1]["equipment"][-1] == "medical-kit"
     assert after["evaluation"]["total_cost"] > before["evaluation"]["total_cost"]
@@ -85,8 +85,10 @@ def test_a_members_roll_shows_at_once(owner_api, saved, monkeypatch):
 
 def test_a_removed_member_and_a_share_link_show_at_once(owner_api, saved):
     detail(owner_api, saved)
-    services.remove_member(member=member(saved, 1))
-    services.set_share_link(force=Force.objects.get(pk=saved.pk), enabled=True)
+    services.remove_member(
+        force=(member(saved, 1)).force, actor=None, member_id=(member(saved, 1)).pk
+    )
+    services.set_share_link(force=Force.objects.get(pk=saved.pk), actor=None, enabled=True)
     after = detail(owner_api, saved).json()
     assert "Ann" not in [m["name"] for m in after["document"]["members"]]
     token = Force.objects.get(pk=saved.pk).share_token
@@ -147,7 +149,10 @@ def test_an_unchanged_force_answers_304(owner_api, saved, sent):
 def test_a_changed_force_answers_200_with_a_new_etag(owner_api, saved):
     etag = detail(owner_api, saved)["ETag"]
     services.update_force_details(
-        force=Force.objects.get(pk=saved.pk), name="Changed", resources=saved.resources
+        force=Force.objects.get(pk=saved.pk),
+        actor=None,
+        name="Changed",
+        resources=saved.resources,
     )
     response = detail(owner_api, saved, HTTP_IF_NONE_MATCH=etag)
     assert response.status_code == 200

@@ -111,7 +111,7 @@ def test_crud_round_trip(owner_api, client):
 
 def test_list_shows_the_stored_headline_numbers(owner_api, owner):
     saved = services.import_force(owner=owner, document=legal_force())
-    services.set_share_link(force=saved, enabled=True)
+    services.set_share_link(force=saved, actor=None, enabled=True)
     services.create_force(owner=owner, name="Empty draft")
     response = owner_api.get(BASE)
     assert response.status_code == 200
@@ -161,7 +161,7 @@ def test_list_is_paginated(owner_api, owner):
 
 
 def test_share_url_while_sharing_is_on(owner_api, saved):
-    services.set_share_link(force=saved, enabled=True)
+    services.set_share_link(force=saved, actor=None, enabled=True)
     share_url = owner_api.get(detail_url(saved)).json()["share_url"]
     assert share_url == f"http://testserver/forces/shared/{saved.share_token}/"
 
@@ -214,7 +214,7 @@ def test_a_malformed_replacement_changes_nothing(owner_api, saved):
     assert owner_api.get(detail_url(saved)).json() == before
 
 
-def test_patch_renames_and_changes_resources_only(owner_api, saved):
+def test_patch_changes_some_of_the_document(owner_api, saved):
     response = send(owner_api, "patch", detail_url(saved), {"name": "Renamed"})
     assert response.status_code == 200
     assert response.json()["document"]["name"] == "Renamed"
@@ -223,12 +223,19 @@ def test_patch_renames_and_changes_resources_only(owner_api, saved):
     assert response.json()["evaluation"]["valid"] is False  # over budget now
     assert len(response.json()["document"]["members"]) == 4
 
+    members = send(owner_api, "get", detail_url(saved), None).json()["document"]["members"]
+    response = send(owner_api, "patch", detail_url(saved), {"members": members[:3]})
+    assert response.status_code == 200
+    assert [m["name"] for m in response.json()["document"]["members"]] == [
+        m["name"] for m in members[:3]
+    ]
+
     refused = send(
-        owner_api, "patch", detail_url(saved), {"name": "  ", "resources": 0, "members": []}
+        owner_api, "patch", detail_url(saved), {"name": "  ", "resources": 0, "format": "x"}
     )
     assert refused.status_code == 400
     assert sorted(error_keys(refused)) == [
-        ("/members", "unknown-key"),
+        ("/format", "unknown-key"),
         ("/name", "blank"),
         ("/resources", "out-of-range"),
     ]
@@ -391,7 +398,7 @@ def test_a_natural_12_then_a_table(owner_api, saved, dice):
     dice.faces.append(3)
     refused = roll(owner_api, saved, {"slot": "free_advancements/0"})
     assert refused.status_code == 400
-    assert error_keys(refused) == [("/table", "roll-refused")]
+    assert error_keys(refused) == [("/table", "table-required")]
     assert "natural 12" in refused.json()["errors"][0]["message"]
 
     dice.faces[:] = [10]
@@ -438,7 +445,7 @@ def test_pick_freely_then_a_free_pick(owner_api, saved, dice):
     taken = {"slot": "level_ups/0", "skill": "movement/catfall", "free": True}
     refused = send(owner_api, "post", picks_url(saved), taken)
     assert refused.status_code == 400
-    assert error_keys(refused) == [("/skill", "roll-refused")]
+    assert error_keys(refused) == [("/skill", "not-a-choice")]
 
     picked = send(owner_api, "post", picks_url(saved), {**taken, "skill": "movement/wall-run"})
     assert picked.status_code == 200
@@ -477,9 +484,9 @@ def test_picking_a_skill_costs_two_fr(owner_api, saved):
 @pytest.mark.parametrize(
     ("body", "pointer", "code"),
     [
-        ({"slot": "free_advancements/1"}, "/slot", "roll-refused"),  # a statistic line
-        ({"slot": "free_advancements/9"}, "/slot", "roll-refused"),
-        ({"slot": "spells/0"}, "/slot", "roll-refused"),
+        ({"slot": "free_advancements/1"}, "/slot", "not-a-skill-slot"),  # a statistic line
+        ({"slot": "free_advancements/9"}, "/slot", "no-such-slot"),
+        ({"slot": "spells/0"}, "/slot", "no-such-slot"),
         ({}, "/slot", "required"),
         ({"slot": 5, "table": ["melee"]}, "/table", "invalid"),
         ([], "", "invalid"),
@@ -496,7 +503,7 @@ def test_refused_rolls(owner_api, saved, dice, body, pointer, code):
 def test_refused_picks(owner_api, saved):
     statistic_line = {"slot": "free_advancements/1", "skill": "movement/catfall"}
     response = send(owner_api, "post", picks_url(saved), statistic_line)
-    assert error_keys(response) == [("/slot", "roll-refused")]
+    assert error_keys(response) == [("/slot", "not-a-skill-slot")]
     response = send(owner_api, "post", picks_url(saved), {"slot": "free_advancements/0"})
     assert error_keys(response) == [("/skill", "required")]
 
@@ -522,7 +529,7 @@ def test_roll_history(owner, saved, dice):
     roll(token, saved, {"slot": "free_advancements/0", "table": "melee"})
     document = selectors.force_document(force=selectors.get_force(user=owner, force_id=saved.pk))
     document["members"][2]["free_advancements"] = [{"line": 4}, {"line": 3}]
-    services.replace_document(force=saved, document=document)
+    services.replace_document(force=saved, actor=None, document=document)
     roll(session, saved, {"slot": "free_advancements/0"}, member=2)
 
     history = session.get(rolls_url(saved)).json()

@@ -40,7 +40,11 @@ def seven(owner):
     saved = services.import_force(owner=owner, document=force(*members, resources=500))
     for member in saved.members.filter(role="student"):
         services.roll_skill(
-            member=member, slot="free_advancements/0", user=owner, rng=ScriptedDice(3)
+            force=member.force,
+            member_id=member.pk,
+            slot="free_advancements/0",
+            actor=owner,
+            rng=ScriptedDice(3),
         )
     return saved
 

@@ -63,7 +63,7 @@ def test_anonymous_post_needs_no_csrf_token(client):
         ({k: v for k, v in legal_force().items() if k != "name"}, "/name", "missing-key"),
         ({**legal_force(), "resources": 0}, "/resources", "out-of-range"),
         ({**legal_force(), "resources": "50"}, "/resources", "wrong-type"),
-        ({**legal_force(), "resources": 50.0}, "/resources", "wrong-type"),
+        ({**legal_force(), "resources": 50.5}, "/resources", "wrong-type"),
         ({**legal_force(), "members": [{}] * 21}, "/members", "too-many-items"),
     ],
 )

@@ -52,3 +52,21 @@ def test_seed_demo_refuses_without_debug(settings):
     with pytest.raises(CommandError):
         call_command("seed_demo")
     assert not get_user_model().objects.filter(username=DEMO_USERNAME).exists()
+
+
+def test_seed_demo_refuses_a_database_with_other_peoples_accounts(settings):
+    settings.DEBUG = True
+    get_user_model().objects.create_user("someone", password="pw-someone-1234")
+    with pytest.raises(CommandError) as refused:
+        call_command("seed_demo")
+    assert "holds 1 other account(s)" in str(refused.value)
+    assert "--force" in str(refused.value)
+    assert not get_user_model().objects.filter(username=DEMO_USERNAME).exists()
+    assert not Force.objects.exists()
+
+
+def test_seed_demo_seeds_beside_other_accounts_when_forced(settings):
+    settings.DEBUG = True
+    get_user_model().objects.create_user("someone", password="pw-someone-1234")
+    call_command("seed_demo", "--force")
+    assert get_user_model().objects.filter(username=DEMO_USERNAME).exists()

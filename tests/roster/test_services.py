@@ -5,9 +5,9 @@ import random
 import pytest
 from django.http import Http404
 
+from dbd_site.errors import Conflict, Invalid, PreconditionFailed
 from roster import selectors, services
-from roster.documents import MalformedDocument
-from roster.models import Force, SkillRoll
+from roster.models import Force, Member, SkillRoll
 from tests.roster.builders import emma, legal_force, student
 from tests.roster.test_rolls import ScriptedDice
 
@@ -32,7 +32,7 @@ def test_import_then_export_gives_the_same_document(owner):
 def test_a_bad_import_creates_nothing(owner):
     document = legal_force()
     document["members"][1]["base"] = "strong"
-    with pytest.raises(MalformedDocument) as raised:
+    with pytest.raises(Invalid) as raised:
         services.import_force(owner=owner, document=document)
     assert [p.pointer for p in raised.value.problems] == ["/members/1/base"]
     assert not Force.objects.exists()
@@ -41,27 +41,27 @@ def test_a_bad_import_creates_nothing(owner):
 def test_every_write_keeps_the_stored_evaluation_fresh(owner):
     force = services.create_force(owner=owner, name="Fresh")
     assert_cache_fresh(force)
-    member = services.add_member(force=force, data=emma())
+    member = services.add_member(force=force, actor=None, data=emma())
     assert_cache_fresh(force)
     for name in ("Ann", "Ben", "Cat"):
-        services.add_member(force=force, data=student(name))
+        services.add_member(force=force, actor=None, data=student(name))
     assert_cache_fresh(force)
     assert Force.objects.get(pk=force.pk).is_legal
     changed = emma()
     changed["equipment"] = ["simple-weapon", "medical-kit", "tool-kit"]
-    services.update_member(member=member, data=changed)
+    services.update_member(force=member.force, actor=None, member_id=member.pk, data=changed)
     assert_cache_fresh(force)
-    services.update_force_details(force=force, name="Fresh", resources=3)
+    services.update_force_details(force=force, actor=None, name="Fresh", resources=3)
     assert_cache_fresh(force)
     assert not Force.objects.get(pk=force.pk).is_legal
-    services.remove_member(member=member)
+    services.remove_member(force=member.force, actor=None, member_id=member.pk)
     assert_cache_fresh(force)
 
 
 def test_members_keep_their_order(owner):
     force = services.create_force(owner=owner, name="Order")
     for name in ("Zed", "Amy", "Kim"):
-        services.add_member(force=force, data=student(name))
+        services.add_member(force=force, actor=None, data=student(name))
     force = selectors.get_force(user=owner, force_id=force.pk)
     assert [m["name"] for m in selectors.force_document(force=force)["members"]] == [
         "Zed",
@@ -74,12 +74,21 @@ def test_duplicate_copies_members_and_rolls(owner):
     force = services.import_force(owner=owner, document=legal_force())
     member = force.members.get(name="Ann")
     services.update_member(
-        member=member,
+        force=member.force,
+        actor=None,
+        member_id=member.pk,
         data=student("Ann", free_advancements=[{"line": 4}, {"line": 3}]),
     )
-    services.roll_skill(member=member, slot="free_advancements/0", user=owner, rng=ScriptedDice(2))
+    services.roll_skill(
+        force=member.force,
+        member_id=member.pk,
+        slot="free_advancements/0",
+        actor=owner,
+        rng=ScriptedDice(2),
+    )
     copy = services.duplicate_force(
-        force=selectors.get_force(user=owner, force_id=force.pk), owner=owner
+        force=selectors.get_force(user=owner, force_id=force.pk),
+        owner=owner,
     )
     copy = selectors.get_force(user=owner, force_id=copy.pk)
     assert copy.name == f"{force.name} (copy)"
@@ -102,11 +111,11 @@ def test_others_cannot_read_a_force(owner, stranger):
 
 def test_share_link_on_and_off(owner):
     force = services.create_force(owner=owner, name="Shared")
-    services.set_share_link(force=force, enabled=True)
+    services.set_share_link(force=force, actor=None, enabled=True)
     token = force.share_token
     assert len(token) >= 40
     assert selectors.get_shared_force(token=token).pk == force.pk
-    services.set_share_link(force=force, enabled=False)
+    services.set_share_link(force=force, actor=None, enabled=False)
     with pytest.raises(Http404):
         selectors.get_shared_force(token=token)
 
@@ -116,11 +125,17 @@ def test_replace_document_keeps_rolls_of_members_that_stay(owner):
     document["members"][1]["free_advancements"] = [{"line": 4}, {"line": 3}]
     force = services.import_force(owner=owner, document=document)
     ann = force.members.get(name="Ann")
-    services.roll_skill(member=ann, slot="free_advancements/0", user=owner, rng=ScriptedDice(1))
+    services.roll_skill(
+        force=ann.force,
+        member_id=ann.pk,
+        slot="free_advancements/0",
+        actor=owner,
+        rng=ScriptedDice(1),
+    )
     force = selectors.get_force(user=owner, force_id=force.pk)
     document = selectors.force_document(force=force)
     document["members"][2]["name"] = "Bea"
-    services.replace_document(force=force, document=document)
+    services.replace_document(force=force, actor=None, document=document)
     force = selectors.get_force(user=owner, force_id=force.pk)
     assert [m.name for m in force.members.all()] == ["Emma", "Ann", "Bea", "Cat"]
     assert force.members.all()[1].rolls.count() == 1
@@ -145,7 +160,11 @@ def refreshed(member):
 
 def test_a_roll_sets_the_skill_and_is_verified(rolling, owner):
     roll = services.roll_skill(
-        member=rolling, slot="free_advancements/0", user=owner, rng=ScriptedDice(11, 1)
+        force=rolling.force,
+        member_id=rolling.pk,
+        slot="free_advancements/0",
+        actor=owner,
+        rng=ScriptedDice(11, 1),
     )
     assert (roll.table, roll.dice, roll.outcome, roll.skill) == (
         "movement",
@@ -163,10 +182,18 @@ def test_a_roll_sets_the_skill_and_is_verified(rolling, owner):
 
 def test_rolling_again_is_a_reroll_costing_fr(rolling, owner):
     services.roll_skill(
-        member=rolling, slot="free_advancements/0", user=owner, rng=ScriptedDice(1)
+        force=rolling.force,
+        member_id=rolling.pk,
+        slot="free_advancements/0",
+        actor=owner,
+        rng=ScriptedDice(1),
     )
     services.roll_skill(
-        member=rolling, slot="free_advancements/0", user=owner, rng=ScriptedDice(2)
+        force=rolling.force,
+        member_id=rolling.pk,
+        slot="free_advancements/0",
+        actor=owner,
+        rng=ScriptedDice(2),
     )
     advancement = refreshed(rolling).free_advancements[0]
     assert advancement == {
@@ -181,7 +208,11 @@ def test_rolling_again_is_a_reroll_costing_fr(rolling, owner):
 
 def test_a_natural_12_then_another_table(rolling, owner):
     first = services.roll_skill(
-        member=rolling, slot="free_advancements/0", user=owner, rng=ScriptedDice(12)
+        force=rolling.force,
+        member_id=rolling.pk,
+        slot="free_advancements/0",
+        actor=owner,
+        rng=ScriptedDice(12),
     )
     assert first.outcome == "natural-12"
     assert refreshed(rolling).free_advancements[0] == {
@@ -189,12 +220,21 @@ def test_a_natural_12_then_another_table(rolling, owner):
         "method": "rolled",
         "natural_12": True,
     }
-    with pytest.raises(services.RollRefused):
+    with pytest.raises(Invalid):
         services.roll_skill(
-            member=rolling, slot="free_advancements/0", user=owner, rng=ScriptedDice(3)
+            force=rolling.force,
+            member_id=rolling.pk,
+            slot="free_advancements/0",
+            actor=owner,
+            rng=ScriptedDice(3),
         )
     second = services.roll_skill(
-        member=rolling, slot="free_advancements/0", user=owner, table="melee", rng=ScriptedDice(10)
+        force=rolling.force,
+        member_id=rolling.pk,
+        slot="free_advancements/0",
+        actor=owner,
+        table="melee",
+        rng=ScriptedDice(10),
     )
     assert second.skill == "melee/dual-wield"
     assert refreshed(rolling).free_advancements[0] == {
@@ -209,18 +249,40 @@ def test_a_natural_12_then_another_table(rolling, owner):
 
 def test_a_roll_the_student_cannot_take_allows_a_free_pick(rolling, owner):
     services.roll_skill(
-        member=rolling, slot="free_advancements/0", user=owner, rng=ScriptedDice(1)
+        force=rolling.force,
+        member_id=rolling.pk,
+        slot="free_advancements/0",
+        actor=owner,
+        rng=ScriptedDice(1),
     )
     member = refreshed(rolling)
     member.level_ups = [{"line": 4}]
     member.xp = 3
     member.save()
-    roll = services.roll_skill(member=member, slot="level_ups/0", user=owner, rng=ScriptedDice(1))
+    roll = services.roll_skill(
+        force=member.force,
+        member_id=member.pk,
+        slot="level_ups/0",
+        actor=owner,
+        rng=ScriptedDice(1),
+    )
     assert roll.outcome == "pick-freely"
     assert "movement/catfall" not in roll.choices
-    with pytest.raises(services.RollRefused):
-        services.take_free_pick(member=member, slot="level_ups/0", skill="movement/catfall")
-    services.take_free_pick(member=member, slot="level_ups/0", skill="movement/wall-run")
+    with pytest.raises(Invalid):
+        services.take_free_pick(
+            force=member.force,
+            actor=None,
+            member_id=member.pk,
+            slot="level_ups/0",
+            skill="movement/catfall",
+        )
+    services.take_free_pick(
+        force=member.force,
+        actor=None,
+        member_id=member.pk,
+        slot="level_ups/0",
+        skill="movement/wall-run",
+    )
     assert refreshed(member).level_ups[0] == {
         "line": 4,
         "skill": "movement/wall-run",
@@ -231,7 +293,13 @@ def test_a_roll_the_student_cannot_take_allows_a_free_pick(rolling, owner):
 
 
 def test_picking_costs_two_fr_and_is_not_a_roll(rolling, owner):
-    services.pick_skill(member=rolling, slot="free_advancements/0", skill="movement/catfall")
+    services.pick_skill(
+        force=rolling.force,
+        actor=None,
+        member_id=rolling.pk,
+        slot="free_advancements/0",
+        skill="movement/catfall",
+    )
     assert refreshed(rolling).free_advancements[0] == {
         "line": 4,
         "skill": "movement/catfall",
@@ -243,8 +311,14 @@ def test_picking_costs_two_fr_and_is_not_a_roll(rolling, owner):
     "slot", ["free_advancements/1", "free_advancements/9", "spells/0", "free_advancements/x"]
 )
 def test_rolls_only_for_skill_lines_that_exist(rolling, owner, slot):
-    with pytest.raises(services.RollRefused):
-        services.roll_skill(member=rolling, slot=slot, user=owner, rng=random.Random(1))
+    with pytest.raises(Invalid):
+        services.roll_skill(
+            force=rolling.force,
+            member_id=rolling.pk,
+            slot=slot,
+            actor=owner,
+            rng=random.Random(1),
+        )
     assert not SkillRoll.objects.exists()
 
 
@@ -255,7 +329,7 @@ def test_an_imported_rolled_skill_is_unverified(owner):
     assert force.evaluation["members"][0]["unverified_rolls"] == 1
 
 
-# --- a change made on the members in hand (update_member after selectors.get_force) -----
+# --- one change, as stored now ---------------------------------------------------------
 
 
 def _in_hand(owner, force_id: int, name: str):
@@ -263,37 +337,69 @@ def _in_hand(owner, force_id: int, name: str):
     return force, next(m for m in force.members.all() if m.name == name)
 
 
-def test_a_change_to_members_in_hand_is_evaluated_without_reading_them_again(
-    owner, django_assert_num_queries
+@pytest.mark.parametrize("extra", [0, 3])
+def test_a_member_change_costs_the_same_queries_whatever_the_force_size(
+    owner, extra, django_assert_max_num_queries
 ):
-    built = services.import_force(owner=owner, document=legal_force())
+    """The write path reads the force's members once, whatever their number: lock the
+    force, read its members and rolls, write the member and the force."""
+    document = legal_force()
+    document["members"] += [student(f"Extra {i}") for i in range(extra)]
+    built = services.import_force(owner=owner, document=document)
     force, ann = _in_hand(owner, built.pk, "Ann")
-    # The member's UPDATE and the force's conditional UPDATE (plus the savepoint pair the
-    # test's transaction adds): no members or rolls read again.
-    with django_assert_num_queries(4):
+    with django_assert_max_num_queries(10):
         services.update_member(
-            member=ann, data=selectors.member_json(ann) | {"equipment": ["tool-kit"]}
+            force=force,
+            actor=owner,
+            member_id=ann.pk,
+            data=selectors.member_json(ann) | {"equipment": ["tool-kit"]},
         )
-    ann_result = next(m for m in force.evaluation["members"] if m["name"] == "Ann")
-    assert len(ann_result["equipment_costs"]) == len(ann.equipment)
-    assert "tool-kit" in ann.equipment
-    assert Force.objects.get(pk=built.pk).updated_at == force.updated_at
+    assert "tool-kit" in selectors.member_json(Member.objects.get(pk=ann.pk))["equipment"]
+    assert force.version == Force.objects.get(pk=built.pk).version  # shown on the caller's
     assert_cache_fresh(built)
 
 
-def test_a_change_made_meanwhile_is_not_lost_from_the_evaluation(owner):
-    """Two requests read the force; the second to write must not store an evaluation
-    without the first one's change (R11's Resources check would be wrong)."""
+def test_a_change_made_meanwhile_is_not_lost(owner):
+    """Two requests read the force; the second to write applies its change to the force
+    as stored then, so neither change is lost, nor missing from the stored evaluation
+    (R11's Resources check would be wrong)."""
     built = services.import_force(owner=owner, document=legal_force())
     stale_force, ann = _in_hand(owner, built.pk, "Ann")
     _, ben = _in_hand(owner, built.pk, "Ben")
-    services.update_member(member=ben, data=selectors.member_json(ben) | {"equipment": ["pistol"]})
-    services.update_member(
-        member=ann, data=selectors.member_json(ann) | {"equipment": ["tool-kit"]}
+    services.change_member(
+        force=ben.force,
+        actor=owner,
+        member_id=ben.pk,
+        change=lambda data: data | {"equipment": [*data["equipment"], "tool-kit"]},
     )
-    stored = Force.objects.get(pk=built.pk).evaluation
-    carried = {m["name"]: len(m["equipment_costs"]) for m in stored["members"]}
-    assert carried["Ben"] == len(ben.equipment)  # the pistol, though Ann's request missed it
-    assert carried["Ann"] == len(ann.equipment)
-    assert stale_force.evaluation == stored
+    services.change_member(
+        force=stale_force,
+        actor=owner,
+        member_id=ann.pk,
+        change=lambda data: data | {"equipment": [*data["equipment"], "tool-kit"]},
+    )
+    stored = Force.objects.get(pk=built.pk)
+    document = selectors.force_document(force=selectors.get_force(user=owner, force_id=built.pk))
+    equipment = {m["name"]: m["equipment"] for m in document["members"]}
+    assert equipment["Ben"] == [*ben.equipment, "tool-kit"]
+    assert equipment["Ann"] == [*ann.equipment, "tool-kit"]
+    assert stale_force.evaluation == stored.evaluation
     assert_cache_fresh(built)
+
+
+def test_a_change_made_on_a_stale_version_changes_nothing(owner):
+    """The builder's stale check (409) and If-Match (412): nothing is written."""
+    built = services.import_force(owner=owner, document=legal_force())
+    _, ann = _in_hand(owner, built.pk, "Ann")
+    old = built.version
+    services.update_force_details(force=built, actor=owner, name="Moved On")
+    with pytest.raises(Conflict) as stale:
+        services.change_member(
+            force=built, actor=owner, member_id=ann.pk, change=lambda d: d, made_on=old
+        )
+    assert [(p.pointer, p.code) for p in stale.value.problems] == [("/version", "stale-version")]
+    with pytest.raises(PreconditionFailed) as failed:
+        services.replace_document(force=built, actor=owner, document=legal_force(), if_match=old)
+    assert [(p.pointer, p.code) for p in failed.value.problems] == [("", "precondition-failed")]
+    assert Force.objects.get(pk=built.pk).version == old + 1
+    assert Force.objects.get(pk=built.pk).name == "Moved On"

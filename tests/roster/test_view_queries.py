@@ -27,7 +27,11 @@ def build(owner, size: int):
     saved = services.import_force(owner=owner, document=force(*members, resources=500))
     for member in saved.members.exclude(name="Emma"):
         services.roll_skill(
-            member=member, slot="free_advancements/0", user=owner, rng=ScriptedDice(2)
+            force=member.force,
+            member_id=member.pk,
+            slot="free_advancements/0",
+            actor=owner,
+            rng=ScriptedDice(2),
         )
     return saved
 
@@ -80,8 +84,8 @@ def test_the_member_page_does_not_grow_with_members(client, owner, django_assert
 
 def test_the_shared_page_does_not_grow_with_members(client, owner):
     small, large = build(owner, 4), build(owner, 7)
-    services.set_share_link(force=small, enabled=True)
-    services.set_share_link(force=large, enabled=True)
+    services.set_share_link(force=small, actor=None, enabled=True)
+    services.set_share_link(force=large, actor=None, enabled=True)
     count_queries(client, reverse("roster:shared", args=[small.share_token]))
     four = count_queries(client, reverse("roster:shared", args=[small.share_token]))
     seven = count_queries(client, reverse("roster:shared", args=[large.share_token]))
@@ -112,7 +116,7 @@ def test_cached_member_cards_follow_every_change(client, django_user_model):
     assert "Tool Kit" not in client.get(url).content.decode()  # served from the cache
     ann = force.members.get(name="Ann")
     changed = roster_selectors.member_json(ann) | {"equipment": ["tool-kit"]}
-    roster_services.update_member(member=ann, data=changed)
+    roster_services.update_member(force=ann.force, actor=None, member_id=ann.pk, data=changed)
     assert "Tool Kit" in client.get(url).content.decode()
 
 
@@ -121,15 +125,19 @@ def test_the_cached_force_page_follows_renames_share_links_and_members(client, o
     built = build(owner, 4)
     url = reverse("roster:detail", args=[built.pk])
     assert "Make a link" in client.get(url).content.decode()
-    services.update_force_details(force=built, name="Renamed Irregulars", resources=77)
+    services.update_force_details(force=built, actor=None, name="Renamed Irregulars", resources=77)
     page = client.get(url).content.decode()
     assert "Renamed Irregulars" in page
     assert "of 77 Resources" in page
-    services.set_share_link(force=built, enabled=True)
+    services.set_share_link(force=built, actor=None, enabled=True)
     page = client.get(url).content.decode()
     assert "Turn the link off" in page
     assert built.share_token in page
-    services.remove_member(member=built.members.get(name="Student 1"))
+    services.remove_member(
+        force=(built.members.get(name="Student 1")).force,
+        actor=None,
+        member_id=(built.members.get(name="Student 1")).pk,
+    )
     assert "Student 1" not in client.get(url).content.decode()
 
 

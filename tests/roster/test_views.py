@@ -33,7 +33,13 @@ def saved(owner):
     ann = saved.members.get(name="Ann")
     from tests.roster.test_rolls import ScriptedDice
 
-    services.roll_skill(member=ann, slot="free_advancements/0", user=owner, rng=ScriptedDice(1))
+    services.roll_skill(
+        force=ann.force,
+        member_id=ann.pk,
+        slot="free_advancements/0",
+        actor=owner,
+        rng=ScriptedDice(1),
+    )
     return Force.objects.get(pk=saved.pk)
 
 
@@ -442,7 +448,7 @@ def test_share_link_on_and_off(as_owner, client, saved):
 
 
 def test_shared_page_is_404_for_a_wrong_token(client, saved):
-    services.set_share_link(force=saved, enabled=True)
+    services.set_share_link(force=saved, actor=None, enabled=True)
     assert client.get(reverse("roster:shared", args=["not-the-token"])).status_code == 404
     assert client.get(reverse("roster:shared", args=[saved.share_token])).status_code == 200
 

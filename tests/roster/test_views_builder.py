@@ -133,7 +133,7 @@ def test_a_ra_0_student_is_told_why_a_pistol_is_unavailable(browser, owner):
         free_advancements=[{"line": 2}, {"line": 3}],
     )
     built = services.import_force(owner=owner, document=legal_force())
-    member = services.add_member(force=built, data=zero)
+    member = services.add_member(force=built, actor=None, data=zero)
     page = html(browser.get(reverse("roster:member", args=[built.pk, member.pk])))
     pistol = page[page.index('<th scope="row">Light Pistol') :][:800]
     assert "Light Pistol needs RA 1 or more." in pistol
@@ -482,7 +482,9 @@ def test_spell_steps(browser, owner):
 
 def test_taking_an_or_line_says_which_option_was_taken(browser, owner):
     force = services.create_force(owner=owner, name="Say what")
-    member = services.add_member(force=force, data=student("Ann", free_advancements=[]))
+    member = services.add_member(
+        force=force, actor=None, data=student("Ann", free_advancements=[])
+    )
     response = edit(
         browser, member, "free", {"slot": "0", "option": "2:HP"}, HTTP_HX_REQUEST="true"
     )

@@ -21,7 +21,12 @@ HTMX = {"HTTP_HX_REQUEST": "true"}
 
 
 def ruling_ids_in_rulings_md() -> set[str]:
-    return set(re.findall(r"\*\*(R\d+)\b", RULINGS_MD.read_text(encoding="utf-8")))
+    """Every ruling id RULINGS.md defines in bold: R1..R18, amendments such as R17a, P1..P6."""
+    return set(re.findall(r"\*\*(R\d+[a-z]?|P\d+)\b", RULINGS_MD.read_text(encoding="utf-8")))
+
+
+def words(text: str) -> list[str]:
+    return re.findall(r"[a-z0-9]+", text.casefold())
 
 
 def html(response) -> str:
@@ -242,6 +247,37 @@ def test_rulings_module_covers_every_ruling_in_rulings_md():
     for ruling in RULINGS:
         assert ruling.title.strip()
         assert len(ruling.plain_explanation) > 60, ruling.id
+
+
+AMENDMENTS = {"R5a", "R14a", "R14b", "R14c", "R15a", "R17a", "R18a"}
+TABLE_RULINGS = {f"P{n}" for n in range(1, 7)}
+
+
+def test_rulings_md_defines_the_amendments_and_the_table_rulings():
+    assert ruling_ids_in_rulings_md() >= AMENDMENTS | TABLE_RULINGS
+
+
+def test_each_amendment_follows_the_ruling_it_refines():
+    ids = [ruling.id for ruling in RULINGS]
+    for amendment in AMENDMENTS:
+        amended = amendment.rstrip("abc")
+        after = ids[ids.index(amended) + 1 : ids.index(amendment)]
+        assert all(i.startswith(amended) and i != amended for i in after), amendment
+
+
+def test_the_table_rulings_have_a_section_of_their_own():
+    table = [s for s in SECTIONS if {r.id for r in s.rulings} == TABLE_RULINGS]
+    assert [[r.id for r in s.rulings] for s in table] == [[f"P{n}" for n in range(1, 7)]]
+
+
+def test_explanations_are_in_the_sites_own_words():
+    """No run of eight words of an explanation is copied from RULINGS.md."""
+    source = words(RULINGS_MD.read_text(encoding="utf-8"))
+    copied = {tuple(source[i : i + 8]) for i in range(len(source) - 7)}
+    for ruling in RULINGS:
+        own = words(ruling.plain_explanation)
+        runs = [" ".join(own[i : i + 8]) for i in range(len(own) - 7)]
+        assert [run for run in runs if tuple(run.split()) in copied] == [], ruling.id
 
 
 def test_notes_page_explains_every_ruling_with_an_anchor(client):

@@ -667,12 +667,10 @@ def grow_campaign(campaign: Campaign, to_battles: int, *, batch_size: int = 2000
         batch_size=batch_size,
     )
     for cf in forces:
-        xp, resources = earned[cf.pk]
+        xp, _ = earned[cf.pk]
         Member.objects.filter(force_id=cf.force_id).update(xp=F("xp") + xp)
-        force = Force.objects.get(pk=cf.force_id)
-        force.resources += resources  # cost plus balance (R15): the balance grew by this
-        force.save(update_fields=["resources", "updated_at"])
-        roster_services.refresh_evaluation(force)
+        # Resources follow the ledger (cost + balance) under the campaign's policy.
+        roster_services.refresh(force=Force.objects.get(pk=cf.force_id))
     return added
 
 

@@ -21,7 +21,17 @@ from roster.demo import (
 
 
 class Command(BaseCommand):
-    help = "Create the demo user, its force and a demo campaign (DEBUG only; once)."
+    help = (
+        "Create the demo user, its force and a demo campaign (DEBUG only; once; not into "
+        "a database that holds other people's accounts unless --force)."
+    )
+
+    def add_arguments(self, parser) -> None:
+        parser.add_argument(
+            "--force",
+            action="store_true",
+            help="Seed even though the database holds other people's accounts.",
+        )
 
     @transaction.atomic
     def handle(self, *args, **options) -> None:
@@ -31,6 +41,15 @@ class Command(BaseCommand):
         if users.objects.filter(username=DEMO_USERNAME).exists():
             self.stdout.write(f"Demo user already there: {DEMO_USERNAME} / {DEMO_PASSWORD}")
             return
+        others = users.objects.exclude(username__in=[DEMO_USERNAME, RIVAL_USERNAME]).count()
+        if others and not options["force"]:
+            # Two accounts with a published password do not belong in a real database,
+            # which is what one with other people in it most likely is.
+            raise CommandError(
+                f"Not seeding: this database holds {others} other account(s), so it may be "
+                "a real one, and the demo accounts have a published password. Use "
+                "--force to seed it anyway."
+            )
         demo = users.objects.create_user(DEMO_USERNAME, password=DEMO_PASSWORD)
         rival = users.objects.create_user(RIVAL_USERNAME, password=DEMO_PASSWORD)
         force = services.import_force(owner=demo, document=demo_force())
@@ -57,17 +76,22 @@ class Command(BaseCommand):
         }
         first_day = datetime.date.today() - datetime.timedelta(days=7 * len(DEMO_BATTLES))
         for week, (scenario, winner, results) in enumerate(DEMO_BATTLES):
-            outcomes = {
-                side: [
+            credited = sum(enemies for enemies, _ in results)
+            outcomes = {}
+            for side in sides.values():
+                members = list(side.force.members.all())[: len(results)]
+                # R14b: the enemies one side takes Out of Action are the other side's
+                # members marked so (both sides credit the same numbers here).
+                out = {m.pk for m in members[len(members) - credited :]}
+                outcomes[side] = [
                     MemberOutcome(
-                        member=member, enemies_out_of_action=enemies, objectives=objectives
+                        member=member,
+                        out_of_action=member.pk in out,
+                        enemies_out_of_action=enemies,
+                        objectives=objectives,
                     )
-                    for member, (enemies, objectives) in zip(
-                        side.force.members.all(), results, strict=False
-                    )
+                    for member, (enemies, objectives) in zip(members, results, strict=True)
                 ]
-                for side in sides.values()
-            }
             battle = campaign_services.record_battle(
                 campaign=campaign,
                 by=demo,

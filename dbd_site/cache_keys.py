@@ -1,0 +1,88 @@
+"""Every key the site's shared cache is read and written under, built here and only here.
+
+A key names everything its value depends on, so nothing cached is ever shown where it no
+longer fits:
+
+- the release (`settings.RELEASE`): new code renders differently;
+- the rules catalogue this process evaluates with (`catalogue_version`);
+- the origin asked for (scheme and host): pages and API answers carry absolute links (a
+  force's share link, the API's URLs), and one site may answer to several hosts;
+- the object's version (`force_version`), moved by every write;
+- whoever and whatever else the value shows (the viewer, the share token, the CSRF
+  secret the page's forms are masked from).
+
+The variable parts are hashed: a key has a fixed length and safe characters whatever a
+host or release is called, and secrets in it (the CSRF secret) are never stored.
+Throttle counters and axes' lock-outs keep the keys their libraries give them.
+"""
+
+import hashlib
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from django.conf import settings
+from django.http import HttpRequest
+
+from rules.loader import get_catalogue
+
+if TYPE_CHECKING:
+    from roster.models import Force
+
+
+def force_version(force: "Force") -> str:
+    """What every write to a force or its members moves (`roster.services`): its
+    `version`. The one place that says how a force's version is read."""
+    return str(force.version)
+
+
+def catalogue_version() -> str:
+    """The rules catalogue this process evaluates and renders with."""
+    return str(get_catalogue().rules_version)
+
+
+def origin(request: HttpRequest) -> str:
+    """Scheme and host the request was made to, as absolute links in an answer show them."""
+    return request.build_absolute_uri("/")
+
+
+def _key(kind: str, parts: Iterable[object]) -> str:
+    everything = (settings.RELEASE, catalogue_version(), *parts)
+    digest = hashlib.blake2b(
+        "\x1f".join(map(str, everything)).encode(), digest_size=20
+    ).hexdigest()
+    return f"{kind}:{digest}"
+
+
+def force_page(request: HttpRequest, force: "Force", *, csrf_secret: str) -> str:
+    """The body of the owner's force page (`roster/detail.html`): its forms carry CSRF
+    tokens masked from the viewer's secret, and its share link names the host."""
+    return _key(
+        "force-page",
+        (
+            origin(request),
+            force.pk,
+            force_version(force),
+            force.share_token,
+            request.user.pk,
+            csrf_secret,
+        ),
+    )
+
+
+def member_cards(request: HttpRequest, force: "Force", *, read_only: bool) -> str:
+    """A force's member cards; the viewer matters for "rolled by you"."""
+    return _key(
+        "member-cards",
+        (origin(request), force.pk, force_version(force), read_only, request.user.pk),
+    )
+
+
+def roster_api_detail(request: HttpRequest, detail_version: str) -> str:
+    """The serialised API detail of one version of a force (its ETag's version, which
+    names the force); its links name the host asked."""
+    return _key("roster-api-detail", (origin(request), detail_version))
+
+
+def health_probe() -> str:
+    """The key `/healthz` writes and reads back to show the cache works."""
+    return "healthz"

@@ -1,0 +1,359 @@
+"""The play REST API under /api/v1/battles/: start a battle, read it (ETag, 304), post an
+action and get the new state, see an attack's odds, undo, end.
+
+Views are thin: reads through `play.selectors`, writes through `play.services`, the rules
+in `play.table`. A refusal is a `DomainError` answered in the one error shape.
+"""
+
+from collections.abc import Mapping
+from typing import Any
+
+from django.http import HttpResponseNotModified
+from django.utils.cache import parse_etags, patch_cache_control
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_view,
+)
+from rest_framework.generics import GenericAPIView
+from rest_framework.parsers import JSONParser
+from rest_framework.permissions import AllowAny, IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from campaign import selectors as campaign_selectors
+from campaign.models import CampaignForce
+from dbd_site.errors import Invalid, NotFound
+from play import actions, presenters, selectors, serializers, services, table
+from roster import selectors as roster_selectors
+from roster.models import Force
+from roster.serializers import ApiErrorsSerializer
+
+TAGS = ["battles"]
+ERRORS = ApiErrorsSerializer
+COMMON = {401: ERRORS, 403: ERRORS, 404: ERRORS, 429: ERRORS}
+REFUSED = {400: ERRORS, 409: ERRORS, 412: ERRORS, 415: ERRORS}
+BATTLE_ID = OpenApiParameter(
+    "battle_id", OpenApiTypes.INT, OpenApiParameter.PATH, description="The battle's id."
+)
+IF_NONE_MATCH = OpenApiParameter(
+    "If-None-Match",
+    OpenApiTypes.STR,
+    OpenApiParameter.HEADER,
+    description="The `ETag` of an earlier answer: 304, no body, while the battle is unchanged.",
+)
+IF_MATCH = OpenApiParameter(
+    "If-Match",
+    OpenApiTypes.STR,
+    OpenApiParameter.HEADER,
+    description="Act only if the battle is still at this `ETag` (else 412).",
+)
+ETAG = OpenApiParameter(
+    "ETag",
+    OpenApiTypes.STR,
+    OpenApiParameter.HEADER,
+    response=[200, 201, 304],
+    description="Weak validator of the battle's version.",
+)
+
+
+def etag_of(version: int) -> str:
+    return f'W/"{version}"'
+
+
+def unchanged_since(request: Any, etag: str) -> bool:
+    """If-None-Match holds the current tag, compared weakly (RFC 9110 13.1.2)."""
+    sent = parse_etags(request.headers.get("If-None-Match", ""))
+    return "*" in sent or etag.removeprefix("W/") in {tag.removeprefix("W/") for tag in sent}
+
+
+def if_match_version(request: Any) -> int | None:
+    """The version an If-Match names, or None when there is none."""
+    raw = request.headers.get("If-Match")
+    if not raw:
+        return None
+    tags = parse_etags(raw)
+    if not tags:
+        return -1
+    digits = tags[0].removeprefix("W/").strip('"')
+    return int(digits) if digits.isdigit() else -1
+
+
+def answer(request: Request, battle_id: int, status: int = 200) -> Response:
+    battle = selectors.get_battle(user=request.user, battle_id=battle_id)
+    view = selectors.battle_view(battle=battle)
+    data = presenters.battle_json(
+        view,
+        may_act=selectors.may_act(battle=battle, user=request.user),
+        absolute=request.build_absolute_uri,
+    )
+    response = Response(data, status=status)
+    response["ETag"] = etag_of(battle.version)
+    patch_cache_control(response, private=True, no_cache=True)
+    return response
+
+
+def _body(serializer_class: type, request: Request) -> dict[str, Any]:
+    body = serializer_class(data=request.data)
+    body.is_valid(raise_exception=True)
+    return dict(body.validated_data)
+
+
+class BattleApiView(GenericAPIView):
+    permission_classes = [IsAuthenticated]
+    parser_classes = [JSONParser]
+    serializer_class = serializers.PlayBattleSerializer
+
+
+@extend_schema_view(
+    get=extend_schema(
+        operation_id="battles_list",
+        summary="Your battles (played, watched in your campaigns, ended)",
+        responses={200: serializers.PlayBattleListItemSerializer(many=True), **COMMON},
+        tags=TAGS,
+    ),
+    post=extend_schema(
+        operation_id="battles_create",
+        summary="Start a battle",
+        description=(
+            "One-off: `forces` holds your force and `opponent_link` another player's share "
+            "link, or `forces` holds two of your own. Campaign: `campaign` and two or more of "
+            "its active forces (their roster ids). Each figure's numbers are copied as they "
+            "stand; only legal forces play."
+        ),
+        request=serializers.PlayNewBattleSerializer,
+        responses={201: serializers.PlayBattleSerializer, **REFUSED, **COMMON},
+        parameters=[ETAG],
+        tags=TAGS,
+    ),
+)
+class BattleListView(BattleApiView):
+    def get(self, request: Request) -> Response:
+        battles = selectors.battles_for(user=request.user).prefetch_related("sides")
+        page = self.paginate_queryset(battles)
+        assert page is not None  # the API always paginates lists
+        return self.get_paginated_response(
+            [presenters.list_item(b, request.build_absolute_uri) for b in page]
+        )
+
+    def post(self, request: Request) -> Response:
+        body = _body(serializers.PlayNewBattleSerializer, request)
+        forces = _forces(request, body)
+        campaign = None
+        if "campaign" in body:
+            campaign = campaign_selectors.get_campaign(
+                user=request.user, campaign_id=body["campaign"]
+            )
+        battle = services.start_battle(
+            by=request.user,
+            forces=forces,
+            scenario=body["scenario"],
+            campaign=campaign,
+            entered_rolls_allowed=body["entered_rolls_allowed"],
+        )
+        return answer(request, battle.pk, status=201)
+
+
+def _forces(request: Request, body: Mapping[str, Any]) -> list[Force]:
+    """The forces named: your own by id (in a campaign, its forces by roster id) and the
+    opponent's by share link."""
+    ids = list(body["forces"])
+    if "campaign" in body:
+        if "opponent_link" in body:
+            raise Invalid(
+                "invalid", "A campaign battle takes its forces by id.", pointer="/opponent_link"
+            )
+        campaign = campaign_selectors.get_campaign(user=request.user, campaign_id=body["campaign"])
+        entries = {
+            cf.force_id: cf.force
+            for cf in CampaignForce.objects.filter(
+                campaign=campaign, force_id__in=ids
+            ).select_related("force")
+        }
+        missing = [i for i, pk in enumerate(ids) if pk not in entries]
+        if missing:
+            raise NotFound(
+                "not-found", "Not a force of this campaign.", pointer=f"/forces/{missing[0]}"
+            )
+        return [entries[pk] for pk in ids]
+    forces = []
+    for i, pk in enumerate(ids):
+        try:
+            forces.append(roster_selectors.get_force(user=request.user, force_id=pk))
+        except Exception as error:  # Http404: not yours
+            raise NotFound(
+                "not-found", "No such force of yours.", pointer=f"/forces/{i}"
+            ) from error
+    if "opponent_link" in body:
+        forces.append(selectors.shared_force_from_link(link=body["opponent_link"]))
+    return forces
+
+
+@extend_schema_view(
+    get=extend_schema(
+        operation_id="battles_retrieve",
+        summary="A battle as it stands: sides, figures, turn, initiative, log",
+        description="Carries an `ETag`; send it back in `If-None-Match`: 304 while unchanged.",
+        parameters=[BATTLE_ID, IF_NONE_MATCH, ETAG],
+        responses={
+            200: serializers.PlayBattleSerializer,
+            304: OpenApiResponse(description="Not modified."),
+            **COMMON,
+        },
+        tags=TAGS,
+    )
+)
+class BattleDetailView(BattleApiView):
+    def get(self, request: Request, battle_id: int) -> Response | HttpResponseNotModified:
+        etag = etag_of(selectors.battle_version(user=request.user, battle_id=battle_id))
+        if unchanged_since(request, etag):
+            response = HttpResponseNotModified()
+            response["ETag"] = etag
+            patch_cache_control(response, private=True, no_cache=True)
+            return response
+        return answer(request, battle_id)
+
+
+@extend_schema_view(
+    get=extend_schema(
+        operation_id="battles_watch",
+        summary="A battle by its spectator link (read-only, no account needed)",
+        parameters=[
+            OpenApiParameter("token", OpenApiTypes.STR, OpenApiParameter.PATH),
+            IF_NONE_MATCH,
+            ETAG,
+        ],
+        responses={
+            200: serializers.PlayBattleSerializer,
+            304: OpenApiResponse(description="Not modified."),
+            404: ERRORS,
+            429: ERRORS,
+        },
+        tags=TAGS,
+    )
+)
+class BattleWatchView(BattleApiView):
+    permission_classes = [AllowAny]
+
+    def get(self, request: Request, token: str) -> Response | HttpResponseNotModified:
+        battle = selectors.get_battle_by_token(token=token)
+        etag = etag_of(battle.version)
+        if unchanged_since(request, etag):
+            response = HttpResponseNotModified()
+        else:
+            data = presenters.battle_json(
+                selectors.battle_view(battle=battle),
+                may_act=False,
+                absolute=request.build_absolute_uri,
+            )
+            response = Response(data)
+        response["ETag"] = etag
+        patch_cache_control(response, no_cache=True)
+        return response
+
+
+@extend_schema_view(
+    post=extend_schema(
+        operation_id="battles_actions_create",
+        summary="Do something in the battle; answers the new state",
+        description=(
+            "`type` is one of: " + ", ".join(serializers.ACTION_TYPES) + ". `figure` is the "
+            "figure acting (attacker, caster, healer, reviver, jumper, or the one changed). "
+            "Leave `dice` out for the server's dice; send the dice rolled at the table to enter "
+            "them (marked so in the log). Only the battle's players act."
+        ),
+        parameters=[BATTLE_ID, IF_MATCH, ETAG],
+        request=serializers.PlayActionSerializer,
+        responses={201: serializers.PlayBattleSerializer, **REFUSED, **COMMON},
+        tags=TAGS,
+    )
+)
+class BattleActionView(BattleApiView):
+    def post(self, request: Request, battle_id: int) -> Response:
+        battle = selectors.get_battle(user=request.user, battle_id=battle_id)
+        body = _body(serializers.PlayActionSerializer, request)
+        actions.perform(battle, request.user, body, if_match=if_match_version(request))
+        return answer(request, battle_id, status=201)
+
+
+@extend_schema_view(
+    post=extend_schema(
+        operation_id="battles_odds",
+        summary="An attack's odds before rolling: the needed roll, chance to hit, expected damage",
+        parameters=[BATTLE_ID],
+        request=serializers.PlayAttackDeclarationSerializer,
+        responses={200: serializers.PlayAttackOddsSerializer, **REFUSED, **COMMON},
+        tags=TAGS,
+    )
+)
+class BattleOddsView(BattleApiView):
+    serializer_class = serializers.PlayAttackOddsSerializer
+
+    def post(self, request: Request, battle_id: int) -> Response:
+        battle = selectors.get_battle(user=request.user, battle_id=battle_id)
+        body = _body(serializers.PlayAttackDeclarationSerializer, request)
+        plan = services.plan_attack(
+            battle,
+            services.AttackDeclaration(
+                body["figure"],
+                body["target"],
+                body["kind"],
+                body.get("weapon"),
+                body.get("mode", 0),
+                table.Situation(**dict(body.get("situation") or {})),
+            ),
+        )
+        return Response(presenters.odds_json(plan))
+
+
+@extend_schema_view(
+    post=extend_schema(
+        operation_id="battles_undo",
+        summary="Undo the last action (last first)",
+        parameters=[BATTLE_ID, IF_MATCH, ETAG],
+        request=None,
+        responses={200: serializers.PlayBattleSerializer, **REFUSED, **COMMON},
+        tags=TAGS,
+    )
+)
+class BattleUndoView(BattleApiView):
+    def post(self, request: Request, battle_id: int) -> Response:
+        battle = selectors.get_battle(user=request.user, battle_id=battle_id)
+        services.undo(battle=battle, by=request.user, if_match=if_match_version(request))
+        return answer(request, battle_id)
+
+
+@extend_schema_view(
+    post=extend_schema(
+        operation_id="battles_end",
+        summary="End the battle: the record from the log, with objectives and the result",
+        description=(
+            "Who took part, who went Unconscious or Out of Action and who took whom Out of "
+            "Action come from the log (P6); `objectives` and `winner` from you. In a campaign "
+            "it becomes the pending battle another side confirms (R14a)."
+        ),
+        parameters=[BATTLE_ID, IF_MATCH, ETAG],
+        request=serializers.PlayEndSerializer,
+        responses={200: serializers.PlayBattleSerializer, **REFUSED, **COMMON},
+        tags=TAGS,
+    )
+)
+class BattleEndView(BattleApiView):
+    def post(self, request: Request, battle_id: int) -> Response:
+        battle = selectors.get_battle(user=request.user, battle_id=battle_id)
+        body = _body(serializers.PlayEndSerializer, request)
+        objectives: dict[int, int] = {}
+        for key, count in (body.get("objectives") or {}).items():
+            if not str(key).isdigit():
+                raise Invalid("not-found", f"No figure {key}.", pointer=f"/objectives/{key}")
+            objectives[int(key)] = count
+        services.end_battle(
+            battle=battle,
+            by=request.user,
+            winner=body["winner"],
+            objectives=objectives,
+            if_match=if_match_version(request),
+        )
+        return answer(request, battle_id)

@@ -1,0 +1,185 @@
+"""Reading battles, filtered by user, with the campaigns' rules of who sees what.
+
+A battle is seen by its sides' players and its starter; a campaign battle also by the
+campaign's organiser and players (as they see its recorded battles); anyone with the
+spectator link reads it. Only the sides' players act (`may_act`).
+"""
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import AnonymousUser
+from django.db.models import Exists, OuterRef, Q, QuerySet
+
+from campaign.models import CampaignPlayer
+from dbd_site.errors import NotFound
+from play import table
+from play.models import Battle, BattleAction, BattleFigure, BattleSide
+from roster.models import Force
+
+User = AbstractBaseUser | AnonymousUser
+
+
+def battles_for(*, user: User) -> QuerySet[Battle]:
+    if not user.is_authenticated:
+        return Battle.objects.none()
+    is_side = BattleSide.objects.filter(battle=OuterRef("pk"), player_id=user.pk)
+    in_campaign = CampaignPlayer.objects.filter(campaign=OuterRef("campaign_id"), user_id=user.pk)
+    return Battle.objects.filter(
+        Q(created_by_id=user.pk)
+        | Exists(is_side)
+        | Q(campaign__organiser_id=user.pk)
+        | Exists(in_campaign)
+    )
+
+
+def get_battle(*, user: User, battle_id: int) -> Battle:
+    """A battle the user may see, or 404 (also for other people's)."""
+    found = list(battles_for(user=user).select_related("campaign").filter(pk=battle_id)[:1])
+    battle = found[0] if found else None
+    if battle is None:
+        raise NotFound("not-found", "No such battle.")
+    return battle
+
+
+def battle_version(*, user: User, battle_id: int) -> int:
+    """The version of a battle the user may see (404 otherwise), and nothing else: what an
+    idle poll compares before it reads or renders anything."""
+    found = list(battles_for(user=user).filter(pk=battle_id).values_list("version", flat=True)[:1])
+    if not found:
+        raise NotFound("not-found", "No such battle.")
+    return found[0]
+
+
+def battle_version_by_token(*, token: str) -> int:
+    found = list(
+        Battle.objects.filter(spectator_token=token).values_list("version", flat=True)[:1]
+    )
+    if not found:
+        raise NotFound("not-found", "No such battle.")
+    return found[0]
+
+
+def get_battle_by_token(*, token: str) -> Battle:
+    """The battle a spectator link names, or 404."""
+    battle = Battle.objects.select_related("campaign").filter(spectator_token=token).first()
+    if battle is None:
+        raise NotFound("not-found", "No such battle.")
+    return battle
+
+
+def may_act(*, battle: Battle, user: User) -> bool:
+    return bool(
+        user.is_authenticated
+        and BattleSide.objects.filter(battle=battle, player_id=user.pk).exists()
+    )
+
+
+def forces_to_play(*, user: User) -> QuerySet[Force]:
+    """The user's legal forces, to start a battle with."""
+    if not user.is_authenticated:
+        return Force.objects.none()
+    return Force.objects.filter(owner_id=user.pk).order_by("name")
+
+
+def shared_force_from_link(*, link: str) -> Force:
+    """The force an opponent's share link (or its token) names, or 404."""
+    token = str(link).strip().rstrip("/").rsplit("/", 1)[-1]
+    force = Force.objects.filter(share_token=token).first() if token else None
+    if force is None:
+        raise NotFound("not-found", "No force is shared by that link.", pointer="/opponent_link")
+    return force
+
+
+# --- the battle as shown ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class FigureView:
+    id: int
+    side: int
+    name: str
+    numbers: dict[str, Any]
+    state: table.FigureState
+
+    @property
+    def status_words(self) -> str:
+        return table.status_words(self.state["status"])
+
+    @property
+    def markers(self) -> list[tuple[str, str, int]]:
+        return [(k, table.MARKERS.get(k, k), n) for k, n in sorted(self.state["markers"].items())]
+
+    @property
+    def figure(self) -> table.Figure:
+        n = self.numbers
+        return table.Figure(
+            name=self.name,
+            stats=n["stats"],
+            defence=n["defence"],
+            skills=frozenset(n["skills"]),
+            equipment=tuple(n["equipment"]),
+            spells=tuple(n["spells"]),
+            spell_focus=n["spell_focus"],
+            mastery=n["mastery"],
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class SideView:
+    position: int
+    force_name: str
+    player_id: int
+    player_name: str
+    figures: list[FigureView]
+
+
+@dataclass(frozen=True, slots=True)
+class BattleView:
+    battle: Battle
+    sides: list[SideView]
+    log: list[BattleAction]
+    acting_side: int | None
+    can_undo: bool
+
+    @property
+    def figures(self) -> list[FigureView]:
+        return [f for side in self.sides for f in side.figures]
+
+
+def battle_view(*, battle: Battle, log_limit: int | None = None) -> BattleView:
+    """Everything the battle screen and the API show: three queries, whatever the size.
+    The screen shows the latest `log_limit` lines (the API the whole log)."""
+    sides = list(battle.sides.select_related("player").order_by("position"))
+    figures = list(
+        BattleFigure.objects.filter(side__battle=battle).order_by("side_id", "position")
+    )
+    lines = battle.actions.select_related("actor").order_by("-seq")
+    log = list(lines[:log_limit] if log_limit is not None else lines)
+    state = battle.state
+    views = []
+    for side in sides:
+        views.append(
+            SideView(
+                side.position,
+                side.force_name,
+                side.player_id,
+                side.player.get_username(),
+                [
+                    FigureView(f.pk, side.position, f.name, f.numbers, state["figures"][str(f.pk)])
+                    for f in figures
+                    if f.side_id == side.pk
+                ],
+            )
+        )
+    return BattleView(
+        battle=battle,
+        sides=views,
+        log=log,
+        acting_side=table.acting_side(state, len(sides)),
+        can_undo=battle.status == Battle.Status.PLAYING
+        and battle.actions.filter(undone_at__isnull=True)
+        .exclude(kind__in=("start", "end"))
+        .exists(),
+    )

@@ -1,0 +1,19 @@
+from django.urls import path
+
+from play import views
+
+app_name = "play"
+
+urlpatterns = [
+    path("", views.battle_list, name="list"),
+    path("new/", views.battle_new, name="new"),
+    path("<int:battle_id>/", views.battle_page, name="battle"),
+    path("<int:battle_id>/state/", views.state, name="state"),
+    path("<int:battle_id>/act/", views.act, name="act"),
+    path("<int:battle_id>/odds/", views.odds, name="odds"),
+    path("<int:battle_id>/spell-odds/", views.spell_odds, name="spell_odds"),
+    path("<int:battle_id>/undo/", views.undo, name="undo"),
+    path("<int:battle_id>/end/", views.end, name="end"),
+    path("watch/<str:token>/", views.watch, name="watch"),
+    path("watch/<str:token>/state/", views.watch_state, name="watch_state"),
+]

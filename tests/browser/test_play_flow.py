@@ -1,0 +1,198 @@
+"""Two players play a campaign battle live on phones (390x844), each in their own browser
+context: a change on one phone shows on the other without a reload (the state panel's
+conditional polling). They play three turns, undo, end it, and the other side confirms
+the pending record in the campaign (P1-P6, R14, R14a). Every battle page gets an axe check.
+
+Only users, forces and the campaign are arranged through services; everything in the
+battle is clicks, fills and checks. Dice are entered as rolled at the table (P5), so the
+test knows each result; expectations wait on conditions, never on time.
+"""
+
+import re
+
+import pytest
+from django.urls import reverse
+from playwright.sync_api import Browser, BrowserContext, Page, expect
+
+from campaign import services as campaign_services
+from play.models import Battle, BattleFigure
+from tests.browser.conftest import assert_accessible
+from tests.play.conftest import play_force
+
+PASSWORD = "a-long-and-silly-passphrase-12"
+PHONE = {"width": 390, "height": 844}
+
+
+def phone(browser: Browser) -> BrowserContext:
+    return browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+
+
+def log_in(context: BrowserContext, url: str, username: str) -> Page:
+    page = context.new_page()
+    page.set_default_timeout(10_000)
+    page.on("dialog", lambda dialog: dialog.accept())  # "Undo the last action?" and the like
+    page.goto(url + reverse("accounts:login"))
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Log in").click()
+    expect(page.get_by_role("button", name="Log out")).to_be_visible()
+    return page
+
+
+def hp(page: Page, figure_id: int):
+    return page.get_by_test_id(f"hp-{figure_id}")
+
+
+def settled(page: Page, selector: str) -> None:
+    """The attack form re-rendered to match `selector`, and htmx done settling it (its
+    listeners are on before the next change)."""
+    expect(page.locator(selector)).to_be_attached()
+    expect(page.locator("#attack.htmx-added, #attack .htmx-added, .htmx-settling")).to_have_count(
+        0
+    )
+    expect(page.locator("#attack.htmx-request")).to_have_count(0)
+
+
+def attack(
+    page: Page, attacker: int, target: int, dice: str, *, weapon: str, kind: str = "ranged"
+) -> None:
+    """Choose; wait until the form shows the odds of exactly this choice; roll with the
+    dice entered. (Each change re-renders the form with its odds; the last change wins.)"""
+    # Only real changes: each one re-renders the form, and the wait below names it.
+    attacker_select = page.locator('#attack select[name="figure"]')
+    if attacker_select.input_value() != str(attacker):
+        attacker_select.select_option(str(attacker))
+        settled(page, f'#attack-odds[data-for^="{attacker}-"]')
+    target_select = page.locator('#attack select[name="target"]')
+    if target_select.input_value() != str(target):
+        target_select.select_option(str(target))
+        settled(page, f'#attack-odds[data-for^="{attacker}-{target}-"]')
+    radio = page.locator(f'#attack input[name="kind"][value="{kind}"]')
+    if not radio.is_checked():
+        radio.check()
+    key = f"{attacker}-{target}-{kind}-{weapon}"
+    expect(page.locator(f'#attack-odds[data-for="{key}"]')).to_contain_text("to hit")
+    page.locator("#attack").get_by_label("Dice rolled at the table").fill(dice)
+    done(page, lambda: page.get_by_role("button", name="Roll the attack").click())
+
+
+def done(page: Page, do) -> None:
+    """Do something that changes the battle, and wait until this page shows its answer
+    (every action moves the battle's version on by one)."""
+    version = int(page.locator("#battle-state").get_attribute("data-version"))
+    do()
+    expect(page.locator(f'#battle-state[data-version="{version + 1}"]')).to_be_attached()
+
+
+def act_panel(page: Page, summary: str):
+    details = page.locator("details", has=page.locator("summary", has_text=summary))
+    if details.get_attribute("open") is None:
+        details.locator("summary").click()
+    return details
+
+
+def roll_initiative(page: Page, dice: str) -> None:
+    panel = act_panel(page, "Initiative, activations, turn")
+    panel.get_by_label("Initiative dice at the table").fill(dice)
+    panel.get_by_role("button", name="Roll initiative").click()
+
+
+def next_turn(page: Page) -> None:
+    act_panel(page, "Initiative, activations, turn").get_by_role(
+        "button", name="Next turn"
+    ).click()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_phones_play_a_campaign_battle(live_server, browser, django_user_model):
+    url = live_server.url
+    organiser = django_user_model.objects.create_user("olga", password=PASSWORD)
+    alice = django_user_model.objects.create_user("alice", password=PASSWORD)
+    bob = django_user_model.objects.create_user("bob", password=PASSWORD)
+    campaign = campaign_services.create_campaign(organiser=organiser, name="Spring League")
+    for player, name in ((alice, "Red Club"), (bob, "Blue Club")):
+        campaign_services.join_campaign(user=player, token=campaign.invite_token)
+        campaign_services.enter_force(
+            campaign=campaign, player=player, force=play_force(player, name)
+        )
+
+    alice_phone, bob_phone = phone(browser), phone(browser)
+    a = log_in(alice_phone, url, "alice")
+    b = log_in(bob_phone, url, "bob")
+
+    # Alice starts the battle from the campaign's dashboard.
+    a.goto(url + reverse("campaign:dashboard", args=[campaign.pk]))
+    a.get_by_role("link", name="Play a battle live").click()
+    a.get_by_label("Scenario").fill("Rooftop Duel")
+    a.get_by_role("checkbox", name=re.compile("Red Club")).check()
+    a.get_by_role("checkbox", name=re.compile("Blue Club")).check()
+    assert_accessible(a)
+    a.get_by_role("button", name="Start").click()
+    expect(a.get_by_role("heading", name="Rooftop Duel", level=1)).to_be_visible()
+    battle = Battle.objects.get()
+    ids = {
+        f"{f.side.position}:{f.name}": f.pk
+        for f in BattleFigure.objects.filter(side__battle=battle).select_related("side")
+    }
+    assert_accessible(a)
+
+    # Bob opens the same battle on his phone.
+    b.goto(url + reverse("play:battle", args=[battle.pk]))
+    expect(b.get_by_role("heading", name="Rooftop Duel", level=1)).to_be_visible()
+    assert_accessible(b)
+
+    # Turn 1: initiative to Red; Ann shoots Blue's Ben (RA 4 against DF 10): 12 is SR 6.
+    roll_initiative(a, "8 3")
+    expect(b.locator(".play-turn")).to_contain_text("Red Club activates a figure")
+    attack(a, ids["0:Ann"], ids["1:Ben"], "12", weapon="light-pistol")
+    expect(a.locator("#act-result")).to_contain_text("Hit, Success Rating 6")
+    expect(hp(b, ids["1:Ben"])).to_have_text("5")  # Bob sees it without reloading
+    # Bob answers: his Cat's Submachine Gun (two dice) at Alice's Emma (DF 8).
+    attack(b, ids["1:Cat"], ids["0:Emma"], "11 2", weapon="submachine-gun")
+    expect(hp(a, ids["0:Emma"])).to_have_text("6")
+
+    # Turn 2.
+    next_turn(b)
+    expect(a.locator(".play-turn")).to_contain_text("Turn 2")
+    roll_initiative(b, "4 9")
+    expect(a.locator(".play-turn")).to_contain_text("Blue Club activates a figure")
+    attack(a, ids["0:Ann"], ids["1:Ben"], "10", weapon="light-pistol")  # SR 4: Ben goes to 1
+    expect(hp(b, ids["1:Ben"])).to_have_text("1")
+
+    # Turn 3: Ben is shot Unconscious, then Out of Action; Bob undoes a roll of his own.
+    next_turn(a)
+    expect(b.locator(".play-turn")).to_contain_text("Turn 3")
+    attack(a, ids["0:Ann"], ids["1:Ben"], "12", weapon="light-pistol")
+    expect(a.locator("#act-result")).to_contain_text("Ben is Unconscious")
+    expect(b.locator(f"#figure-{ids['1:Ben']}")).to_contain_text("Unconscious")
+    attack(a, ids["0:Ann"], ids["1:Ben"], "12", weapon="light-pistol")
+    expect(b.locator(f"#figure-{ids['1:Ben']}")).to_contain_text("Out of Action")
+    panel = act_panel(b, "Initiative, activations, turn")
+    panel.get_by_role("button", name="Roll d12").click()
+    expect(a.locator(".play-log li").first).to_contain_text("Rolled")
+    b.get_by_role("button", name="Undo last").click()
+    expect(a.locator(".play-log li").first).to_contain_text("(undone)")
+    assert_accessible(b)
+
+    # Alice ends it: the record from the log, her objectives, Red won.
+    a.get_by_role("link", name="End the battle…").click()
+    expect(a.get_by_role("heading", name="End Rooftop Duel")).to_be_visible()
+    red_ann = a.locator(".play-end-line", has_text="Ann").first
+    expect(red_ann).to_contain_text("took 1 enemy Out of Action")
+    blue_ben = a.locator("#end-side-1 + ul .play-end-line", has_text="Ben")
+    expect(blue_ben).to_contain_text("went Out of Action (after Unconscious)")
+    a.get_by_label("Objectives for Emma").first.fill("2")
+    a.get_by_role("radio", name="Red Club won").check()
+    assert_accessible(a)
+    a.get_by_role("button", name="End the battle").click()
+    expect(a.get_by_role("heading", name="Rooftop Duel", level=1)).to_be_visible()
+    expect(a.get_by_text("counts once an opponent confirms it")).to_be_visible()
+
+    # Bob's phone shows the end, and he confirms the pending battle in the campaign.
+    expect(b.locator(".play-turn")).to_contain_text("The battle has ended")
+    b.get_by_role("link", name="See its record in the campaign").click()
+    b.get_by_role("button", name="Confirm the result").click()
+    expect(b.get_by_text("Confirmed", exact=True).first).to_be_visible()
+
+    alice_phone.close()
+    bob_phone.close()

@@ -1,0 +1,106 @@
+"""Play-mode fixtures: two players with a force each, in a campaign and out of it."""
+
+import random
+
+import pytest
+
+from campaign import services as campaign_services
+from play import services
+from roster import services as roster_services
+from tests.campaign.conftest import make_user
+from tests.roster.builders import emma, force, student
+
+
+class Dice(random.Random):
+    """Dice that come up as listed, then repeat the last one; for exact service tests."""
+
+    def __init__(self, *faces: int) -> None:
+        super().__init__(0)
+        self.faces = list(faces)
+
+    def randint(self, a: int, b: int) -> int:
+        face = self.faces.pop(0) if len(self.faces) > 1 else self.faces[0]
+        assert a <= face <= b
+        return face
+
+
+def play_force(owner, name: str):
+    """A legal force of four with weapons: Emma (Simple Weapon, Medical Kit, Healing
+    Spring), Ann (Light Pistol, RA 4), Ben (Hand Weapon, ME 1), Cat (Submachine Gun).
+    The three students are technical: ME1 RA4 CA1 DF10 HP11 FR5."""
+    document = force(
+        emma(),
+        student("Ann", equipment=["light-pistol"]),
+        student("Ben", equipment=["hand-weapon"]),
+        student("Cat", equipment=["submachine-gun"]),
+        name=name,
+    )
+    made = roster_services.import_force(owner=owner, document=document)
+    assert made.is_legal, made.evaluation["errors"]
+    return made
+
+
+@pytest.fixture
+def organiser():
+    return make_user("olga")
+
+
+@pytest.fixture
+def alice():
+    return make_user("alice")
+
+
+@pytest.fixture
+def bob():
+    return make_user("bob")
+
+
+@pytest.fixture
+def eve():
+    return make_user("eve")
+
+
+@pytest.fixture
+def campaign(organiser, alice, bob):
+    made = campaign_services.create_campaign(organiser=organiser, name="Spring League")
+    campaign_services.join_campaign(user=alice, token=made.invite_token)
+    campaign_services.join_campaign(user=bob, token=made.invite_token)
+    return made
+
+
+@pytest.fixture
+def red(campaign, alice):
+    return campaign_services.enter_force(
+        campaign=campaign, player=alice, force=play_force(alice, "Red Club")
+    )
+
+
+@pytest.fixture
+def blue(campaign, bob):
+    return campaign_services.enter_force(
+        campaign=campaign, player=bob, force=play_force(bob, "Blue Club")
+    )
+
+
+@pytest.fixture
+def campaign_battle(campaign, alice, red, blue):
+    return services.start_battle(
+        by=alice, forces=[red.force, blue.force], scenario="Rooftop Duel", campaign=campaign
+    )
+
+
+@pytest.fixture
+def one_off(alice, bob):
+    mine = play_force(alice, "Alice's Club")
+    theirs = play_force(bob, "Bob's Club")
+    return services.start_battle(by=alice, forces=[mine, theirs], scenario="Practice")
+
+
+def ids(battle) -> dict[str, int]:
+    """Figure ids by "<side>:<name>", e.g. "0:Ann" for the first side's Ann."""
+    return {
+        f"{figure.side.position}:{figure.name}": figure.pk
+        for figure in services.BattleFigure.objects.filter(side__battle=battle).select_related(
+            "side"
+        )
+    }

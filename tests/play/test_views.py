@@ -1,0 +1,153 @@
+"""The battle pages: start, the screen, an action from a form, the poll's 304, the odds
+shown before rolling, undo, end, the spectator link."""
+
+import pytest
+from django.test import Client
+
+from play.models import Battle
+from tests.play.conftest import ids, play_force
+
+pytestmark = pytest.mark.django_db
+
+
+def client_for(user) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+HTMX = {"HTTP_HX_REQUEST": "true"}
+
+
+def test_start_a_one_off_with_two_own_forces(alice):
+    first, second = play_force(alice, "First"), play_force(alice, "Second")
+    page = client_for(alice)
+    assert page.get("/play/new/").status_code == 200
+    refused = page.post("/play/new/", {"scenario": "Drill", "force": first.pk})
+    assert refused.status_code == 400
+    assert "Choose a second force of yours" in refused.content.decode()
+    response = page.post(
+        "/play/new/",
+        {
+            "scenario": "Drill",
+            "force": first.pk,
+            "opponent_force": second.pk,
+            "entered_rolls_allowed": "on",
+        },
+    )
+    battle = Battle.objects.get()
+    assert response.status_code == 302
+    assert response["Location"] == f"/play/{battle.pk}/"
+    screen = page.get(response["Location"]).content.decode()
+    assert "Roll the attack" in screen
+    assert "HP <strong" in screen
+
+
+def test_an_attack_from_the_form_and_the_other_phone_sees_it(campaign_battle, alice, bob):
+    battle = campaign_battle
+    f = ids(battle)
+    alice_page, bob_page = client_for(alice), client_for(bob)
+    etag = bob_page.get(f"/play/{battle.pk}/state/", **HTMX)["ETag"]
+    assert (
+        bob_page.get(f"/play/{battle.pk}/state/", HTTP_IF_NONE_MATCH=etag, **HTMX).status_code
+        == 304
+    )
+    odds = alice_page.post(
+        f"/play/{battle.pk}/odds/",
+        {
+            "type": "attack",
+            "figure": f["0:Ann"],
+            "target": f["1:Ben"],
+            "kind": "ranged",
+            "weapon": "light-pistol",
+            "situation_movement": "none",
+        },
+        **HTMX,
+    ).content.decode()
+    assert "needs 5+" in odds
+    assert "66.7%" in odds  # 8 faces of 12
+    response = alice_page.post(
+        f"/play/{battle.pk}/act/",
+        {
+            "type": "attack",
+            "figure": f["0:Ann"],
+            "target": f["1:Ben"],
+            "kind": "ranged",
+            "weapon": "light-pistol",
+            "situation_movement": "none",
+            "dice": "12",
+        },
+        **HTMX,
+    )
+    assert response.status_code == 200
+    body = response.content.decode()
+    assert 'id="act-result"' in body
+    assert "Hit, Success Rating 7" in body
+    poll = bob_page.get(f"/play/{battle.pk}/state/", HTTP_IF_NONE_MATCH=etag, **HTMX)
+    assert poll.status_code == 200
+    assert f'data-testid="hp-{f["1:Ben"]}">4<' in poll.content.decode()
+
+
+def test_a_refused_form_says_why_and_changes_nothing(campaign_battle, alice):
+    battle = campaign_battle
+    f = ids(battle)
+    response = client_for(alice).post(
+        f"/play/{battle.pk}/act/",
+        {
+            "type": "attack",
+            "figure": f["0:Ben"],
+            "target": f["1:Ben"],
+            "kind": "ranged",
+            "weapon": "light-pistol",
+        },
+        **HTMX,
+    )
+    assert response.status_code == 400
+    assert "Ben does not carry a Light Pistol." in response.content.decode()
+    battle.refresh_from_db()
+    assert battle.version == 1
+
+
+def test_spectators_read_and_outsiders_do_not_act(campaign_battle, eve):
+    battle = campaign_battle
+    anonymous = Client()
+    watched = anonymous.get(f"/play/watch/{battle.spectator_token}/").content.decode()
+    assert "You are watching" in watched
+    assert "Roll the attack" not in watched
+    assert client_for(eve).get(f"/play/{battle.pk}/").status_code == 404
+    assert client_for(eve).post(f"/play/{battle.pk}/act/", {"type": "roll"}).status_code == 404
+
+
+def test_undo_and_end_without_javascript(campaign_battle, alice, bob):
+    battle = campaign_battle
+    page = client_for(alice)
+    page.post(f"/play/{battle.pk}/act/", {"type": "roll", "count": "1"})
+    assert page.post(f"/play/{battle.pk}/undo/").status_code == 302
+    end_page = page.get(f"/play/{battle.pk}/end/").content.decode()
+    assert "Objectives for Emma" in end_page
+    refused = page.post(f"/play/{battle.pk}/end/", {})
+    assert refused.status_code == 400
+    ended = page.post(f"/play/{battle.pk}/end/", {"winner": "draw"})
+    battle.refresh_from_db()
+    assert "The battle has ended: a draw." in page.get(f"/play/{battle.pk}/").content.decode()
+    assert battle.status == "ended"
+    assert ended["Location"] == (
+        f"/campaigns/{battle.campaign_id}/battles/{battle.recorded_battle_id}/"
+    )
+
+
+def test_spell_odds_before_casting(campaign_battle, alice):
+    battle = campaign_battle
+    f = ids(battle)
+    page = client_for(alice)
+    screen = page.get(f"/play/{battle.pk}/").content.decode()
+    # The first caster's first spell shows at once: Emma, CA 4, Healing Spring at 7.
+    assert "4 dice at Difficulty 7" in screen
+    odds = page.post(
+        f"/play/{battle.pk}/spell-odds/",
+        {"caster_spell": f"{f['0:Emma']}:healing-spring", "anathema_aura": "on"},
+        **HTMX,
+    ).content.decode()
+    # Difficulty 8: each die 5/12; none (7/12)^4 = 2401/20736.
+    assert "4 dice at Difficulty 8" in odds
+    assert "<strong>11.6%</strong> No effect" in odds

@@ -1,0 +1,43 @@
+"""Every refusal code is declared once and listed for API users (dbd_site.errors)."""
+
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+
+import campaign.api
+import campaign.policy
+import campaign.services  # noqa: F401
+import dbd_site.health  # noqa: F401
+import play.services
+import play.table  # noqa: F401
+import roster.api
+import roster.services  # noqa: F401
+from dbd_site.errors import HTTP_STATUS, DomainError, Invalid, Kind, declared_codes
+from roster import documents, engine
+
+DOCS = Path(settings.BASE_DIR) / "docs"
+
+
+def test_every_declared_code_is_in_the_docs():
+    listed = "".join(doc.read_text() for doc in sorted(DOCS.glob("*.md")))
+    engine_or_shape = {*engine.ERROR_CODES, *engine.WARNING_CODES, *documents.SHAPE_CODES.values()}
+    missing = [c for c in declared_codes() if f"`{c}`" not in listed and c not in engine_or_shape]
+    assert missing == []
+
+
+def test_the_status_table_has_one_status_per_kind():
+    assert {kind: HTTP_STATUS[kind] for kind in Kind} == {
+        Kind.INVALID: 400,
+        Kind.NOT_ALLOWED: 403,
+        Kind.NOT_FOUND: 404,
+        Kind.CONFLICT: 409,
+        Kind.PRECONDITION_FAILED: 412,
+    }
+
+
+def test_an_undeclared_code_cannot_be_raised():
+    with pytest.raises(ValueError, match="Undeclared error code"):
+        Invalid("no-such-code-anywhere", "Never raised.")
+    with pytest.raises(ValueError, match="at least one problem"):
+        DomainError.of([])
