@@ -117,5 +117,5 @@ $(WRK):
 
 clean:
 	rm -rf $(VENV) staticfiles build *.egg-info test-results .pytest_cache .ruff_cache \
-		.hypothesis .benchmarks
+		.mypy_cache .hypothesis .benchmarks
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +

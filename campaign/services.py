@@ -629,6 +629,12 @@ def take_level_up(
         )
     advancement: dict[str, Any] = {"line": line}
     if table_line.kind == "statistic":
+        if skill is not None:  # not silently dropped: the caller meant something else
+            raise Invalid(
+                "invalid",
+                f"Line {line} raises a statistic; a skill is taken on a skill line.",
+                pointer="/skill",
+            )
         if choice is not None:
             advancement["choice"] = choice
     elif method == "picked":

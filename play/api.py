@@ -18,7 +18,6 @@ from drf_spectacular.utils import (
     extend_schema_view,
 )
 from rest_framework.generics import GenericAPIView
-from rest_framework.parsers import JSONParser
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -26,6 +25,7 @@ from rest_framework.response import Response
 from campaign import selectors as campaign_selectors
 from campaign.models import CampaignForce
 from dbd_site.errors import Invalid, NotFound
+from dbd_site.parsers import JSONParser
 from play import actions, presenters, selectors, serializers, services, table
 from roster import selectors as roster_selectors
 from roster.models import Force

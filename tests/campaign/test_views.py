@@ -66,7 +66,7 @@ def world(campaign, organiser, alice, bob, outsider, red, blue):
         scenario="First Blood",
         played_on=TODAY - datetime.timedelta(days=7),
         red_results=everyone(red, Ann={"enemies_out_of_action": 1}),
-        blue_results=everyone(blue, Ann={"out_of_action": True}),  # R14b: whom Ann took
+        blue_results=everyone(blue, Ben={"out_of_action": True}),  # R14b
     )
     services.confirm_battle(battle=confirmed, by=bob)
     pending = record(campaign, alice, red, blue, scenario="Second Wind", winner="blue")
@@ -96,7 +96,7 @@ def levelled(campaign, alice, bob, red, blue):
         red,
         blue,
         red_results=everyone(red, Ann={"enemies_out_of_action": 1}),
-        blue_results=everyone(blue, Ann={"out_of_action": True}),  # R14b: whom Ann took
+        blue_results=everyone(blue, Ben={"out_of_action": True}),  # R14b
     )
     services.confirm_battle(battle=battle, by=bob)
     return Member.objects.get(force_id=red.force_id, name="Ann")
@@ -677,7 +677,7 @@ def test_record_a_battle(client, campaign, alice, red, blue):
             f"m{ann.pk}-enemies_out_of_action": "2",
             f"m{ann.pk}-objectives": "1",
             f"m{ben.pk}-out_of_action": "on",
-            f"m{member(blue, 'Ann').pk}-out_of_action": "on",  # R14b: Ann's second
+            f"m{member(blue, 'Cat').pk}-out_of_action": "on",  # R14b: Ann's second enemy
             f"m{member(red, 'Cat').pk}-took_part": None,  # sat this one out
         },
     )
@@ -877,7 +877,7 @@ def test_confirm_from_the_dashboard_with_htmx(client, world, organiser):
     world.pending.refresh_from_db()
     assert world.pending.status == Battle.Status.CONFIRMED
     again = client.post(url, {"next": "dashboard"}, **HTMX)
-    assert again.status_code == 409  # a state conflict: the status table pages share
+    assert again.status_code == 409  # a state conflict
     assert "already confirmed" in html(again)
 
 

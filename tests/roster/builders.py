@@ -6,7 +6,7 @@ from typing import Any
 
 from rest_framework.test import APIClient
 
-from roster.documents import Problem
+from dbd_site.errors import Problem
 from roster.engine import Evaluation, MemberResult, evaluate
 from rules.catalogue import Catalogue
 
@@ -74,6 +74,51 @@ def student(name: str, **changes: Any) -> dict[str, Any]:
     }
     member.update(copy.deepcopy(changes))
     return member
+
+
+def academic_student(
+    name: str = "Ada", *, base: dict[str, int], choice: str = "RA", **changes: Any
+):
+    """Academic (-1 to `choice`, ME or RA; +1 CA), free advancements +2 HP (line 2) and
+    +2 FR (line 3), no skills; override any key."""
+    club = {"name": "Debate Club", "society": "academic", "choice": choice}
+    free = [{"line": 2}, {"line": 3}]
+    return student(name, **{"club": club, "base": base, "free_advancements": free, **changes})
+
+
+def sporting_student(
+    name: str = "Cass", *, base: dict[str, int], choice: str = "ME", **changes: Any
+):
+    """Sporting (-1 CA, +1 to `choice`, ME or RA), free advancements +1 FR (line 3) and
+    +2 HP (line 2), no skills; override any key."""
+    club = {"name": "Kendo Club", "society": "sporting", "choice": choice}
+    free = [{"line": 3}, {"line": 2, "choice": "HP"}]
+    return student(name, **{"club": club, "base": base, "free_advancements": free, **changes})
+
+
+def df_student(name: str = "Dee", **changes: Any) -> dict[str, Any]:
+    """Technical, base ME2 RA2 CA1 DF3, choice RA: ME1 RA3 CA1 DF9 HP10 FR5; free
+    advancements +2 DF (line 3) and +1 DF (line 1): DF 12 after creation, four short of
+    R3's 16. Override any key."""
+    base = {"ME": 2, "RA": 2, "CA": 1, "DF": 3}
+    free = [{"line": 3}, {"line": 1, "choice": "DF"}]
+    return student(name, **{"base": base, "free_advancements": free, **changes})
+
+
+def hp_level_ups(count: int) -> list[dict[str, Any]]:
+    """Technical line 2 (+1 HP) taken `count` times: legal for any number after creation
+    (R17), so only the count is judged."""
+    return [{"line": 2, "choice": "HP"} for _ in range(count)]
+
+
+def put_at(document: dict[str, Any], path: tuple[str | int, ...], value: Any) -> dict[str, Any]:
+    """`document` with `value` at `path` (keys and list indexes), for one-field variants."""
+    *parents, last = path
+    target: Any = document
+    for key in parents:
+        target = target[key]
+    target[last] = value
+    return document
 
 
 def force(*members: dict[str, Any], resources: int = 50, name: str = "Test Force") -> dict:

@@ -12,11 +12,16 @@ import pytest
 
 from roster.engine import evaluate, level_for_xp, skill_cost, times_rounded_down
 from tests.roster.builders import (
+    academic_student,
+    df_student,
     emma,
     evaluate_member,
     force,
     found,
+    hp_level_ups,
     julius,
+    put_at,
+    sporting_student,
     student,
     with_classmates,
 )
@@ -30,50 +35,6 @@ def assert_legal(evaluation) -> None:
     assert evaluation.malformed == []
     assert found(evaluation.errors) == []
     assert found(evaluation.warnings) == []
-
-
-# --- builders for the members these tests need -----------------------------------------
-
-
-def df_student(**changes):
-    """Technical, base ME2 RA2 CA1 DF3, choice RA: ME1 RA3 CA1 DF9 HP10 FR5; free
-    advancements +2 DF (line 3) and +1 DF (line 1): DF 12 after creation."""
-    member = student(
-        "Dee",
-        base={"ME": 2, "RA": 2, "CA": 1, "DF": 3},
-        free_advancements=[{"line": 3}, {"line": 1, "choice": "DF"}],
-    )
-    member.update(changes)
-    return member
-
-
-def sporting_caster(base, **changes):
-    """Sporting, choice ME (-1 CA, +1 ME); free advancements +1 FR and +2 HP."""
-    member = student(
-        "Cass",
-        base=base,
-        club={"name": "Kendo Club", "society": "sporting", "choice": "ME"},
-        free_advancements=[{"line": 3}, {"line": 2, "choice": "HP"}],
-    )
-    member.update(changes)
-    return member
-
-
-def academic(base, choice="RA", free=None, **changes):
-    """Academic (-1 to the choice, +1 CA), free advancements +2 HP and +2 FR by default."""
-    member = student(
-        "Ada",
-        base=base,
-        club={"name": "Debate Club", "society": "academic", "choice": choice},
-        free_advancements=free or [{"line": 2}, {"line": 3}],
-    )
-    member.update(changes)
-    return member
-
-
-def hp_level_ups(count):
-    """Technical line 2 (+1 HP) taken `count` times: legal after creation (R17)."""
-    return [{"line": 2, "choice": "HP"}] * count
 
 
 # --- R3: DF at most 16 while building ----------------------------------------------------
@@ -208,6 +169,19 @@ def test_r3_fr_exactly_0_is_legal_and_a_medical_kit_then_costs_0(catalogue, meth
     assert result.unverified_rolls == (1 if method == "rolled" else 0)
 
 
+def test_r6_raising_fr_from_exactly_0_costs_0_and_prices_equipment_after_it(catalogue):
+    member = emma()
+    member["free_advancements"][0].update(rerolls=3)  # FR 0, as above
+    member["purchases"] = [{"line": 3}]  # +2 FR at FR 0: 2 x 0 = 0 (R6)
+    evaluation, result = evaluate_member(catalogue, member)
+    assert_legal(evaluation)
+    assert result.stats["FR"] == 2
+    assert result.purchase_costs == [0]
+    # The Medical Kit is priced after advancements (R7): 1.5 x FR2 = 3.
+    assert result.equipment_costs == [1, 3]
+    assert result.cost == {"advancements": 0, "equipment": 4, "total": 4}
+
+
 @pytest.mark.parametrize(("method", "rerolls"), [("picked", 4), ("rolled", 6)])
 def test_r3_fr_minus_1_is_an_error_at_the_advancement(catalogue, method, rerolls):
     member = emma()
@@ -298,9 +272,9 @@ def test_r5_rerolls_100_is_read_and_fr_far_below_0_is_an_error(catalogue):
     [(5, "movement/determination"), (6, "support/extreme-determination")],
 )
 def test_r5_either_determination_alone_is_legal(catalogue, line, skill):
-    member = academic(
-        {"ME": 1, "RA": 2, "CA": 3, "DF": 2},
-        free=[{"line": line, "skill": skill, "method": "picked"}, {"line": 2}],
+    member = academic_student(
+        base={"ME": 1, "RA": 2, "CA": 3, "DF": 2},
+        free_advancements=[{"line": line, "skill": skill, "method": "picked"}, {"line": 2}],
     )
     evaluation, result = evaluate_member(catalogue, member)
     assert_legal(evaluation)
@@ -309,9 +283,12 @@ def test_r5_either_determination_alone_is_legal(catalogue, line, skill):
 
 
 def test_r5_buying_extreme_determination_beside_determination_is_refused_and_free(catalogue):
-    member = academic(
-        {"ME": 1, "RA": 2, "CA": 3, "DF": 2},
-        free=[{"line": 5, "skill": "movement/determination", "method": "picked"}, {"line": 2}],
+    member = academic_student(
+        base={"ME": 1, "RA": 2, "CA": 3, "DF": 2},
+        free_advancements=[
+            {"line": 5, "skill": "movement/determination", "method": "picked"},
+            {"line": 2},
+        ],
         purchases=[{"skill": "support/extreme-determination"}],
     )
     evaluation, result = evaluate_member(catalogue, member)
@@ -328,8 +305,8 @@ def test_r5_buying_extreme_determination_beside_determination_is_refused_and_fre
 
 def test_r9_a_ca_1_caster_with_one_core_spell_is_legal(catalogue):
     # Base CA 2, sporting -1: CA 1, so one slot, and a core-school spell takes one.
-    member = sporting_caster(
-        {"ME": 3, "RA": 2, "CA": 2, "DF": 1},
+    member = sporting_student(
+        base={"ME": 3, "RA": 2, "CA": 2, "DF": 1},
         core_schools=["restoration"],
         spells=["healing-spring"],
     )
@@ -347,8 +324,8 @@ def test_r9_a_ca_1_caster_with_one_core_spell_is_legal(catalogue):
     ],
 )
 def test_r9_a_ca_1_caster_has_one_slot_only(catalogue, spells, pointer):
-    member = sporting_caster(
-        {"ME": 3, "RA": 2, "CA": 2, "DF": 1}, core_schools=["restoration"], spells=spells
+    member = sporting_student(
+        base={"ME": 3, "RA": 2, "CA": 2, "DF": 1}, core_schools=["restoration"], spells=spells
     )
     evaluation, result = evaluate_member(catalogue, member)
     assert found(evaluation.errors) == [(MEMBER + pointer, "too-many-spells")]
@@ -365,7 +342,7 @@ def test_r9_a_ca_1_caster_has_one_slot_only(catalogue, spells, pointer):
 )
 def test_r9_ca_0_learns_no_spells(catalogue, magic):
     # Base CA 1, sporting -1: CA 0.
-    member = sporting_caster({"ME": 2, "RA": 2, "CA": 1, "DF": 3}, **magic)
+    member = sporting_student(base={"ME": 2, "RA": 2, "CA": 1, "DF": 3}, **magic)
     evaluation, result = evaluate_member(catalogue, member)
     assert found(evaluation.errors) == [(f"{MEMBER}/spells", "needs-ca")]
     assert found(evaluation.warnings) == []
@@ -374,16 +351,6 @@ def test_r9_ca_0_learns_no_spells(catalogue, magic):
 
 
 # --- R2, R10: names and their limits -----------------------------------------------------------
-
-
-def put(document, path, value):
-    """`document` with `value` at `path` (a tuple of keys and indexes)."""
-    *parents, last = path
-    target = document
-    for key in parents:
-        target = target[key]
-    target[last] = value
-    return document
 
 
 NAMES = [
@@ -396,9 +363,11 @@ NAMES = [
 @pytest.mark.parametrize(("path", "limit"), NAMES)
 def test_names_at_their_limit_are_legal_and_one_character_more_is_too_long(catalogue, path, limit):
     where = "/" + "/".join(map(str, path))
-    evaluation = evaluate(put(with_classmates(student("Eve")), path, "x" * limit), catalogue)
+    evaluation = evaluate(put_at(with_classmates(student("Eve")), path, "x" * limit), catalogue)
     assert_legal(evaluation)
-    evaluation = evaluate(put(with_classmates(student("Eve")), path, "x" * (limit + 1)), catalogue)
+    evaluation = evaluate(
+        put_at(with_classmates(student("Eve")), path, "x" * (limit + 1)), catalogue
+    )
     assert [p.as_dict() for p in evaluation.malformed] == [
         {"pointer": where, "code": "too-long", "message": f"At most {limit} characters, please."}
     ]
@@ -411,8 +380,8 @@ def test_names_of_one_character_are_legal_and_empty_or_blank_ones_are_not(
     catalogue, path, limit, name, code
 ):
     where = "/" + "/".join(map(str, path))
-    assert_legal(evaluate(put(with_classmates(student("Eve")), path, "x"), catalogue))
-    evaluation = evaluate(put(with_classmates(student("Eve")), path, name), catalogue)
+    assert_legal(evaluate(put_at(with_classmates(student("Eve")), path, "x"), catalogue))
+    evaluation = evaluate(put_at(with_classmates(student("Eve")), path, name), catalogue)
     assert found(evaluation.malformed) == [(where, code)]
     assert (evaluation.errors, evaluation.members) == ([], [])
 
@@ -712,9 +681,12 @@ def test_r13_times_rounded_down(value, multiplier, expected):
     ],
 )
 def test_r6_further_skills_in_a_category_through_the_engine(catalogue, ca, base, costs):
-    member = academic(
-        base,
-        free=[{"line": 4, "skill": "spellcasting/spell-focus", "method": "picked"}, {"line": 2}],
+    member = academic_student(
+        base=base,
+        free_advancements=[
+            {"line": 4, "skill": "spellcasting/spell-focus", "method": "picked"},
+            {"line": 2},
+        ],
         purchases=[{"skill": "spellcasting/additional-spell-slot"}] * 3,
     )
     evaluation, result = evaluate_member(catalogue, member)
@@ -735,7 +707,7 @@ def test_r6_further_skills_in_a_category_through_the_engine(catalogue, ca, base,
     ],
 )
 def test_r6_first_skill_in_a_category_costs_1_5_x_s(catalogue, purchases, ca, costs):
-    member = academic({"ME": 1, "RA": 2, "CA": 3, "DF": 2}, purchases=purchases)
+    member = academic_student(base={"ME": 1, "RA": 2, "CA": 3, "DF": 2}, purchases=purchases)
     evaluation, result = evaluate_member(catalogue, member)
     assert_legal(evaluation)
     assert result.stats["CA"] == ca
@@ -787,7 +759,7 @@ def test_r6_first_skill_in_a_category_costs_1_5_x_s(catalogue, purchases, ca, co
 def test_r7_weapons_and_shields_need_their_statistic_at_1(
     catalogue, base, choice, slug, statistic, value, cost, errors
 ):
-    member = academic(base, choice=choice, equipment=[slug])
+    member = academic_student(base=base, choice=choice, equipment=[slug])
     evaluation, result = evaluate_member(catalogue, member)
     assert found(evaluation.errors) == [(f"{MEMBER}/equipment/0", code) for code in errors]
     assert found(evaluation.warnings) == []
@@ -805,7 +777,9 @@ def test_r7_weapons_and_shields_need_their_statistic_at_1(
 )
 def test_r7_armour_costs_df_minus_5_and_df_minus_2(catalogue, base, df, light, heavy):
     for slug, cost in (("light-armour", light), ("heavy-armour", heavy)):
-        evaluation, result = evaluate_member(catalogue, academic(base, equipment=[slug]))
+        evaluation, result = evaluate_member(
+            catalogue, academic_student(base=base, equipment=[slug])
+        )
         assert_legal(evaluation)
         assert result.stats["DF"] == df
         assert result.equipment_costs == [cost]
