@@ -9,15 +9,16 @@ measured in the same rounds, cancel it.
 import json
 import statistics
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from django.http import HttpResponse
 from django.test import Client
-from django.urls import NoReverseMatch, reverse
+from django.urls import reverse
 
-from bench.world import World
+from bench.world import Player, World
 
 
 @dataclass(slots=True)
@@ -26,7 +27,11 @@ class Scenario:
     label: str
     request: Callable[[], HttpResponse]
     expect: int = 200
+    # Done before each timed request, untimed (an edit, so the view after it misses).
+    prepare: Callable[[], object] | None = None
     samples: list[float] = field(default_factory=list)  # milliseconds
+    cache: Counter = field(default_factory=Counter)  # (kind, hit/miss) while timed
+    size: int = 0  # bytes of the last answer's body
 
     def call(self) -> HttpResponse:
         response = self.request()
@@ -35,6 +40,7 @@ class Scenario:
                 f"{self.label}: expected {self.expect}, got {response.status_code}: "
                 f"{response.content[:300]!r}"
             )
+        self.size = len(response.content)
         return response
 
 
@@ -60,51 +66,112 @@ def signed_in_client(user_id: int) -> Client:
     return client
 
 
+@dataclass(frozen=True, slots=True)
+class Urls:
+    """What a player's browser asks for, for one player."""
+
+    force_page: str
+    builder_page: str
+    edit_add: str
+    edit_remove: str
+    step_refresh: str  # the step a page refreshes after an equipment edit (below it)
+    api_detail: str
+
+
+def urls_for(player: Player) -> Urls:
+    def edit(step: str) -> str:
+        return reverse("roster:member_edit", args=[player.force_id, player.member_id, step])
+
+    return Urls(
+        force_page=reverse("roster:detail", args=[player.force_id]),
+        builder_page=reverse("roster:member", args=[player.force_id, player.member_id]),
+        edit_add=edit("equipment-add"),
+        edit_remove=edit("equipment-remove"),
+        step_refresh=reverse(
+            "roster:member_step", args=[player.force_id, player.member_id, "spells"]
+        ),
+        api_detail=f"/api/v1/rosters/{player.force_id}/",
+    )
+
+
 def scenarios(client: Client, world: World, document: dict) -> list[Scenario]:
-    force_url = reverse("roster:detail", args=[world.force_id])
+    player = world.players[0]
+    urls = urls_for(player)
     # A page with forms sets the CSRF cookie; htmx sends the token back in a header.
-    client.get(force_url)
+    client.get(urls.force_page)
     csrf = {"HTTP_X_CSRFTOKEN": client.cookies["csrftoken"].value}
-    htmx = {"HTTP_HX_REQUEST": "true", "HTTP_HX_CURRENT_URL": force_url, **csrf}
-    edit = {
-        step: reverse("roster:member_edit", args=[world.force_id, world.member_id, step])
-        for step in ("equipment-add", "equipment-remove")
-    }
-    # What the page asks for after an edit, for each other step that is in view.
-    step_url = reverse("roster:member_step", args=[world.force_id, world.member_id, "purchases"])
+    htmx = {"HTTP_HX_REQUEST": "true", "HTTP_HX_CURRENT_URL": urls.builder_page, **csrf}
     added = {"flag": False}
 
     def htmx_edit() -> HttpResponse:
         """Add a medical kit, then take it off again: the force never grows."""
         if added["flag"]:
-            data = {"index": str(world.member_equipment)}
-            response = client.post(edit["equipment-remove"], data, **htmx)
+            data = {"index": str(player.member_equipment)}
+            response = client.post(urls.edit_remove, data, **htmx)
         else:
-            response = client.post(edit["equipment-add"], {"add": "medical-kit"}, **htmx)
+            response = client.post(urls.edit_add, {"add": "medical-kit"}, **htmx)
         added["flag"] = not added["flag"]
         return response
 
+    def edit_with_follow_up() -> HttpResponse:
+        """The edit, then the refresh the page asks for next (the step below, in view)."""
+        edit = htmx_edit()
+        if edit.status_code != 200:
+            return edit
+        return client.get(urls.step_refresh, **htmx)
+
     body = json.dumps(document)
-    api_detail = f"/api/v1/rosters/{world.force_id}/"
-    try:
-        dashboard = reverse("campaign:dashboard", args=[world.campaign_id])
-    except NoReverseMatch:  # the campaign pages are not there (yet): leave the row out
-        dashboard = None
+    dashboard = reverse("campaign:dashboard", args=[world.campaign_id])
+    standings = f"/api/v1/campaigns/{world.campaign_id}/standings/"
     found = [
         Scenario("floor", "floor (tiny template, signed in)", lambda: client.get("/bench/floor/")),
-        Scenario("force_page", "force page (7 busy members)", lambda: client.get(force_url)),
-        Scenario("htmx_edit", "htmx edit round-trip (member builder)", htmx_edit),
+        Scenario(
+            "force_page",
+            "force page, cache hit (7 busy members)",
+            lambda: client.get(urls.force_page),
+            # Other rows edit the force; an untimed view first makes this one a hit.
+            prepare=lambda: client.get(urls.force_page),
+        ),
+        Scenario(
+            "force_page_miss",
+            "force page, cache miss (the view after an edit)",
+            lambda: client.get(urls.force_page),
+            prepare=htmx_edit,
+        ),
+        Scenario(
+            "builder_page",
+            "member builder page (not cached)",
+            lambda: client.get(urls.builder_page),
+        ),
+        Scenario("htmx_edit", "htmx edit (member builder, equipment step)", htmx_edit),
         Scenario(
             "step_refresh",
-            "step refresh after an edit (one builder step, htmx GET)",
-            lambda: client.get(step_url, **htmx),
+            "step refresh (one builder step, htmx GET)",
+            lambda: client.get(urls.step_refresh, **htmx),
         ),
-        Scenario("api_detail", "roster API detail", lambda: client.get(api_detail)),
+        Scenario(
+            "edit_follow_up",
+            "edit + the step refresh the page sends after it",
+            edit_with_follow_up,
+        ),
+        Scenario(
+            "api_detail",
+            "roster API detail, cache hit",
+            lambda: client.get(urls.api_detail),
+            prepare=lambda: client.get(urls.api_detail),
+        ),
+        Scenario(
+            "api_detail_miss",
+            "roster API detail, cache miss (after an edit)",
+            lambda: client.get(urls.api_detail),
+            prepare=htmx_edit,
+        ),
         Scenario(
             "dashboard",
-            f"campaign dashboard ({world.battles} battles)",
+            "campaign dashboard",
             lambda: client.get(dashboard),
         ),
+        Scenario("standings", "campaign standings API", lambda: client.get(standings)),
         Scenario(
             "validate",
             "validation endpoint (full force)",
@@ -115,7 +182,7 @@ def scenarios(client: Client, world: World, document: dict) -> list[Scenario]:
     ]
     if world.live_battle_id:
         found += play_scenarios(client, world.live_battle_id, csrf)
-    return [s for s in found if dashboard is not None or s.key != "dashboard"]
+    return found
 
 
 def play_scenarios(client: Client, battle_id: int, csrf: dict[str, str]) -> list[Scenario]:
@@ -150,16 +217,25 @@ def measure(
     warmup: int,
     say: Callable[[str], None],
 ) -> dict[str, Stats]:
+    from bench.cache import COUNTS
+
     for scenario in chosen:
         scenario.samples.clear()
+        scenario.cache.clear()
         for _ in range(warmup):
+            if scenario.prepare is not None:
+                scenario.prepare()
             scenario.call()
     for number in range(rounds):
         for scenario in chosen:
             for _ in range(per_round):
+                if scenario.prepare is not None:
+                    scenario.prepare()
+                before = COUNTS.copy()
                 start = time.perf_counter_ns()
                 scenario.call()
                 scenario.samples.append((time.perf_counter_ns() - start) / 1e6)
+                scenario.cache.update(COUNTS - before)
         if (number + 1) % max(1, rounds // 4) == 0:
             say(f"  round {number + 1}/{rounds}")
     return {s.key: Stats.of(s.samples) for s in chosen}

@@ -14,9 +14,11 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.error
 import urllib.request
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -24,7 +26,25 @@ from pathlib import Path
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
-WRK_SCRIPT = """
+# Counts anything but 200 over every thread; prints what `run_wrk` parses.
+WRK_DONE = """
+function done(summary, latency, requests)
+  local total = 0
+  for _, thread in ipairs(threads) do
+    total = total + thread:get("not_ok")
+  end
+  local e = summary.errors
+  io.write(string.format(
+    "BENCH requests=%d duration_us=%d not_200=%d connect=%d read=%d write=%d "
+    .. "status=%d timeout=%d\\n",
+    summary.requests, summary.duration, total, e.connect, e.read, e.write, e.status, e.timeout))
+  io.write(string.format("BENCH p50=%.0f p90=%.0f p99=%.0f max=%.0f\\n",
+    latency:percentile(50), latency:percentile(90), latency:percentile(99), latency.max))
+end
+"""
+
+WRK_SCRIPT = (
+    """
 local threads = {}
 
 function setup(thread)
@@ -41,20 +61,9 @@ function response(status, headers, body)
   end
 end
 
-function done(summary, latency, requests)
-  local total = 0
-  for _, thread in ipairs(threads) do
-    total = total + thread:get("not_ok")
-  end
-  local e = summary.errors
-  io.write(string.format(
-    "BENCH requests=%d duration_us=%d not_200=%d connect=%d read=%d write=%d "
-    .. "status=%d timeout=%d\\n",
-    summary.requests, summary.duration, total, e.connect, e.read, e.write, e.status, e.timeout))
-  io.write(string.format("BENCH p50=%.0f p90=%.0f p99=%.0f max=%.0f\\n",
-    latency:percentile(50), latency:percentile(90), latency:percentile(99), latency.max))
-end
 """
+    + WRK_DONE
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,11 +112,38 @@ def _get(url: str, cookie: str) -> int:
         return exc.code
 
 
+def pinning() -> tuple[str, str] | None:
+    """(the server's CPUs, wrk's CPU) for `taskset`, or None where the machine has one
+    core or no taskset: wrk on the last core, the server on the others."""
+    cores = os.cpu_count() or 1
+    if cores < 2 or shutil.which("taskset") is None:
+        return None
+    server = "0" if cores == 2 else f"0-{cores - 2}"
+    return server, str(cores - 1)
+
+
+def _pinned(command: list[str], cpus: str | None) -> list[str]:
+    return ["taskset", "-c", cpus, *command] if cpus else command
+
+
 @contextmanager
-def gunicorn(env: dict[str, str], *, workers: int, log: Path, cookie: str) -> Iterator[str]:
-    """Serve the site on a free loopback port; yield its base URL; always stop it."""
+def gunicorn(
+    env: dict[str, str],
+    *,
+    workers: int,
+    log: Path,
+    cookie: str,
+    cpus: str | None = None,
+    access_log: Path | None = None,
+) -> Iterator[str]:
+    """Serve the site on a free loopback port; yield its base URL; always stop it.
+    `cpus` pins the server (taskset); `access_log` writes method, path, status and the
+    time each request took in the worker (µs), for per-kind latencies."""
     port = free_port()
     base = f"http://127.0.0.1:{port}"
+    logging = []
+    if access_log is not None:
+        logging = ["--access-logfile", str(access_log), "--access-logformat", ACCESS_FORMAT]
     command = [
         str(Path(sys.executable).with_name("gunicorn")),
         "dbd_site.wsgi",
@@ -119,9 +155,14 @@ def gunicorn(env: dict[str, str], *, workers: int, log: Path, cookie: str) -> It
         "warning",
         "--error-logfile",
         str(log),
+        *logging,
     ]
     process = subprocess.Popen(
-        command, env=env, cwd=BASE_DIR, start_new_session=True, stdin=subprocess.DEVNULL
+        _pinned(command, cpus),
+        env=env,
+        cwd=BASE_DIR,
+        start_new_session=True,
+        stdin=subprocess.DEVNULL,
     )
     try:
         deadline = time.monotonic() + 60
@@ -163,10 +204,12 @@ def run_wrk(
     seconds: int,
     connections: int,
     threads: int = 2,
+    cpus: str | None = None,
+    lua: str = WRK_SCRIPT,
     say: Callable[[str], None] = print,
 ) -> LoadResult:
     with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as script:
-        script.write(WRK_SCRIPT)
+        script.write(lua)
     try:
         command = [
             shutil.which("wrk") or "wrk",
@@ -183,7 +226,11 @@ def run_wrk(
             url,
         ]
         result = subprocess.run(
-            command, capture_output=True, text=True, check=False, timeout=seconds + 60
+            _pinned(command, cpus),
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=seconds + 60,
         )
     finally:
         os.unlink(script.name)
@@ -217,3 +264,132 @@ def run_wrk(
         f"p99 {load.p99_ms:.1f} ms, errors {load.errors}"
     )
     return load
+
+
+# --- many players on their own forces ------------------------------------------------------
+
+ACCESS_FORMAT = "BENCH %(m)s %(U)s %(s)s %(D)s"
+
+# One player's round, repeated: each builder edit followed by the step refresh its page
+# sends, two views of the force page and two API reads per edit.
+MIXED_ROUND = (
+    "edit_add",
+    "step",
+    "page",
+    "page",
+    "api",
+    "api",
+    "edit_remove",
+    "step",
+    "page",
+    "page",
+    "api",
+    "api",
+)
+
+MIXED_SCRIPT = """
+local players = {%(players)s}
+local round = {%(round)s}
+local threads = {}
+local counter = 0
+
+function setup(thread)
+  counter = counter + 1
+  thread:set("number", counter)
+  table.insert(threads, thread)
+end
+
+function init(args)
+  not_ok = 0
+  step = 0
+  me = players[number]
+  local form = "application/x-www-form-urlencoded"
+  local htmx = {
+    ["Cookie"] = me.cookie, ["HX-Request"] = "true", ["X-CSRFToken"] = me.csrf,
+    ["HX-Current-URL"] = me.builder, ["Content-Type"] = form }
+  local plain = { ["Cookie"] = me.cookie }
+  requests = {
+    edit_add = wrk.format("POST", me.add, htmx, "add=medical-kit"),
+    edit_remove = wrk.format("POST", me.remove, htmx, "index=" .. me.index),
+    step = wrk.format("GET", me.step, htmx),
+    page = wrk.format("GET", me.page, plain),
+    api = wrk.format("GET", me.api, plain),
+  }
+end
+
+function request()
+  step = step %% #round + 1
+  return requests[round[step]]
+end
+
+function response(status, headers, body)
+  if status ~= 200 then
+    not_ok = not_ok + 1
+  end
+end
+""" + WRK_DONE.replace("%", "%%")
+
+
+def _lua(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def mixed_script(players: list[dict[str, str]]) -> str:
+    """The wrk script for one connection per player (wrk -tN -cN): player i's thread
+    sends player i's cookies and URLs, round after round of `MIXED_ROUND`."""
+    rows = ", ".join(
+        "{" + ", ".join(f"{key} = {_lua(str(value))}" for key, value in p.items()) + "}"
+        for p in players
+    )
+    kinds = ", ".join(_lua(kind) for kind in MIXED_ROUND)
+    return MIXED_SCRIPT % {"players": rows, "round": kinds}
+
+
+def access_times(
+    log: Path, kind_of: Callable[[str, str], str | None]
+) -> tuple[dict[str, list[float]], Counter]:
+    """({kind: worker times in ms}, {(kind, status): n} for answers but 200) from a
+    gunicorn access log in `ACCESS_FORMAT`."""
+    found: dict[str, list[float]] = {}
+    refused: Counter = Counter()
+    for line in log.read_text().splitlines():
+        parts = line.split()
+        if len(parts) != 5 or parts[0] != "BENCH":
+            continue
+        _, method, path, status, micros = parts
+        kind = kind_of(method, path)
+        if kind is not None:
+            found.setdefault(kind, []).append(int(micros) / 1000)
+            if status != "200":
+                refused[(kind, status)] += 1
+    return found, refused
+
+
+class LoadSampler:
+    """The 1-minute load average, sampled every second while a phase runs."""
+
+    def __init__(self) -> None:
+        self.samples: list[float] = []
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def __enter__(self) -> "LoadSampler":
+        self.samples.append(os.getloadavg()[0])
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+        return self
+
+    def _run(self) -> None:
+        while not self._stop.wait(1.0):
+            self.samples.append(os.getloadavg()[0])
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+        self.samples.append(os.getloadavg()[0])
+
+    def summary(self) -> str:
+        values = self.samples or [os.getloadavg()[0]]
+        mean = sum(values) / len(values)
+        return f"{min(values):.1f}-{max(values):.1f} (mean {mean:.1f})"

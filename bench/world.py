@@ -4,7 +4,9 @@ The small database is one signed-in player ("bench") with the full force of
 `bench.forces` (six busy students and a mentor), and a campaign they organise with two
 rivals: three campaign forces and 200 battles (197 confirmed, 3 waiting for the bench
 player to confirm), written in bulk as `tests/campaign` does and then brought up to date
-(XP, Resources, stored evaluations) through the services' own functions.
+(XP, Resources, stored evaluations) through the services' own functions. Fifteen more
+players ("player01".. "player15") have a full force each, for the load test's players
+on their own forces.
 """
 
 import datetime
@@ -68,6 +70,16 @@ def server_version(url: str) -> str:
 
 
 @dataclass(frozen=True, slots=True)
+class Player:
+    """A player of the load test: their own full force and the member they edit."""
+
+    user_id: int
+    force_id: int
+    member_id: int
+    member_equipment: int  # how many pieces of equipment the edited member has
+
+
+@dataclass(frozen=True, slots=True)
 class World:
     user_id: int
     force_id: int
@@ -75,11 +87,18 @@ class World:
     member_equipment: int  # how many pieces of equipment the edited member has
     campaign_id: int
     battles: int
+    players: tuple[Player, ...]  # the load test's players, the bench player first
     live_battle_id: int = 0  # a battle being played (play mode), the bench player's side first
 
 
 BATTLES = 200
 PENDING = 3
+LOAD_PLAYERS = 16
+
+
+def _player(user, force) -> Player:
+    member = force.members.order_by("position").first()
+    return Player(user.pk, force.pk, member.pk, len(member.equipment))
 
 
 def build() -> World:
@@ -137,6 +156,12 @@ def build() -> World:
             scenario="Bench Duel",
             campaign=campaign,
         )
+        players = [_player(player, force)]
+        for number in range(1, LOAD_PLAYERS):
+            user = users.objects.create_user(f"player{number:02d}", password=None)
+            players.append(
+                _player(user, roster_services.import_force(owner=user, document=full_force()))
+            )
     return World(
         user_id=player.pk,
         force_id=force.pk,
@@ -145,4 +170,5 @@ def build() -> World:
         campaign_id=campaign.pk,
         battles=BATTLES,
         live_battle_id=live.pk,
+        players=tuple(players),
     )

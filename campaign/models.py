@@ -189,7 +189,15 @@ class BattleForce(models.Model):
                 fields=["battle", "campaign_force"], name="unique_battle_force"
             )
         ]
-        indexes = [models.Index(fields=["campaign_force", "outcome"])]
+        indexes = [
+            # Covering (PostgreSQL): the standings count a campaign's outcomes from the
+            # index alone, with the battle to join to (campaign.selectors.standings).
+            models.Index(
+                fields=["campaign_force", "outcome"],
+                include=["battle"],
+                name="battleforce_force_outcome",
+            )
+        ]
 
     def __str__(self) -> str:
         return f"{self.campaign_force_id} {self.outcome} in battle {self.battle_id}"
@@ -263,6 +271,13 @@ class LedgerEntry(models.Model):
         indexes = [
             models.Index(fields=["campaign_force", "id"]),
             models.Index(fields=["campaign", "id"]),
+            # Covering (PostgreSQL): every force's balance in a campaign from the index
+            # alone (campaign.selectors.standings).
+            models.Index(
+                fields=["campaign", "campaign_force"],
+                include=["amount"],
+                name="ledger_campaign_force_amount",
+            ),
         ]
 
     def __str__(self) -> str:

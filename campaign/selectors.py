@@ -4,6 +4,14 @@ The dashboard reads (standings, recent battles, pending confirmations, level-ups
 waiting) and the charts run a fixed number of queries however many battles a
 campaign has: counts and sums happen in the database, rows come back in one query
 each, and the rest is plain Python (a test holds them to it).
+
+They also read only their campaign's rows however many battles the site has: every
+large table (battles, their forces and members' results, the ledger) is filtered by a
+constant (the campaign's id, or its forces' ids), never only through a join or a
+correlated subquery. PostgreSQL plans those for a generic key, estimated as the table's
+rows over its distinct keys; where a few forces have thousands of battles each, that
+estimate made it hash the whole site's battles instead (`standings`; a PostgreSQL test
+counts the rows each plan reads).
 """
 
 from dataclasses import dataclass
@@ -23,6 +31,7 @@ from django.db.models import (
     Value,
     Window,
 )
+from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Coalesce
 from django.shortcuts import get_object_or_404
 
@@ -111,17 +120,27 @@ def balance(*, campaign_force: CampaignForce) -> int:
 
 
 def ledger_with_running_balance(*, campaign_force: CampaignForce) -> QuerySet[LedgerEntry]:
-    """The force's ledger, oldest first, each entry with `running_balance` after it."""
+    """The force's ledger, oldest first, each entry with `running_balance` after it.
+
+    The battles and reversed entries it names are prefetched by id rather than joined:
+    joined, PostgreSQL hashed the whole site's battles (or ledger) once the force had a
+    few hundred entries."""
     return (
-        campaign_force.ledger_entries.select_related("created_by", "battle", "reverses")
+        campaign_force.ledger_entries.select_related("created_by")
+        .prefetch_related(
+            Prefetch("battle", queryset=Battle.objects.order_by()),
+            Prefetch("reverses", queryset=LedgerEntry.objects.order_by()),
+        )
         .annotate(running_balance=Window(Sum("amount"), order_by="id"))
         .order_by("id")
     )
 
 
-def _balances_subquery() -> Subquery:
+def _balances_subquery(campaign: Campaign) -> Subquery:
+    # The campaign as a constant, not only the outer force: the plan's estimate is then
+    # the campaign's own ledger, never the site's average per force (see `standings`).
     return Subquery(
-        LedgerEntry.objects.filter(campaign_force=OuterRef("pk"))
+        LedgerEntry.objects.filter(campaign_id=campaign.pk, campaign_force=OuterRef("pk"))
         .values("campaign_force")
         .annotate(total=Sum("amount"))
         .values("total"),
@@ -147,41 +166,68 @@ class StandingRow:
     retired: bool
 
 
-def _outcome_count(outcome: str) -> Coalesce:
-    """How many confirmed battles the campaign force (the outer row) ended with `outcome`."""
+def _outcome_counts(campaign: Campaign, force_ids: list[int]) -> dict[tuple[int, str], int]:
+    """{(campaign force pk, outcome): confirmed battles}, from the campaign's own rows.
+
+    One grouped query, with both tables filtered by constants: the battles by the
+    campaign (index `campaign, status, -played_on`), their rows by the campaign's force
+    ids (index `campaign_force, outcome`). A correlated subquery per force was planned
+    for a generic force id, estimated at the table's rows over its distinct forces, and
+    where a few forces had thousands of battles each (one long campaign among few
+    players) PostgreSQL chose to hash every confirmed battle on the site once per
+    force and outcome. With constants in the WHERE clause the estimates are the
+    campaign's own, and every plan on offer reads only its rows.
+    """
     rows = (
         BattleForce.objects.filter(
-            campaign_force=OuterRef("pk"), battle__status=Battle.Status.CONFIRMED, outcome=outcome
+            campaign_force_id__in=force_ids,
+            battle__campaign_id=campaign.pk,
+            battle__status=Battle.Status.CONFIRMED,
         )
         .order_by()
-        .values("campaign_force")
-        .annotate(n=Count("pk"))
-        .values("n")
+        .values_list("campaign_force_id", "outcome")
+        .annotate(n=Count("*"))  # not a column: the covering index answers alone
     )
-    return Coalesce(Subquery(rows, output_field=IntegerField()), Value(0))
+    return {(cf_id, outcome): n for cf_id, outcome, n in rows}
+
+
+def _balances(campaign: Campaign) -> dict[int, int]:
+    """{campaign force pk: ledger balance (R15)} for the campaign's forces, one grouped
+    query over the campaign's ledger (index `campaign, id`)."""
+    rows = (
+        LedgerEntry.objects.filter(campaign_id=campaign.pk)
+        .order_by()
+        .values_list("campaign_force_id")
+        .annotate(total=Sum("amount"))
+    )
+    return dict(rows)
 
 
 def standings(*, campaign: Campaign) -> list[StandingRow]:
-    """The table, from confirmed battles only: one query, however many battles."""
-    # Counts as correlated subqueries, not a join with GROUP BY: joined, the balance
-    # subquery ran once per battle row and the table slowed as battles piled up.
-    forces = (
+    """The table, from confirmed battles only: three queries (the forces, their outcome
+    counts, their balances), each reading only the campaign's rows however many
+    battles it, or the site, has."""
+    forces = list(
         campaign.forces.select_related("force", "player")
-        .annotate(
-            won=_outcome_count(BattleForce.Outcome.WIN),
-            drawn=_outcome_count(BattleForce.Outcome.DRAW),
-            lost=_outcome_count(BattleForce.Outcome.LOSS),
-            balance=Coalesce(_balances_subquery(), Value(0)),
-        )
+        # The rating is one number of the stored evaluation: read it, not the whole JSON.
+        .defer("force__evaluation")
+        .annotate(rating=KeyTextTransform("total_cost", "force__evaluation"))
         .order_by("id")
     )
     by_pk = {cf.pk: cf for cf in forces}
+    counts = _outcome_counts(campaign, list(by_pk))
+    balances = _balances(campaign)
+    Outcome = BattleForce.Outcome
     table = progression.standings(
         (
             progression.Record(
-                key=cf.pk, name=cf.force.name, won=cf.won, drawn=cf.drawn, lost=cf.lost
+                key=cf.pk,
+                name=cf.force.name,
+                won=counts.get((cf.pk, Outcome.WIN), 0),
+                drawn=counts.get((cf.pk, Outcome.DRAW), 0),
+                lost=counts.get((cf.pk, Outcome.LOSS), 0),
             )
-            for cf in by_pk.values()
+            for cf in forces
         ),
         campaign.house_rules,
     )
@@ -198,8 +244,8 @@ def standings(*, campaign: Campaign) -> list[StandingRow]:
                 drawn=standing.drawn,
                 lost=standing.lost,
                 points=standing.points,
-                resources=cf.balance,
-                rating=int((cf.force.evaluation or {}).get("total_cost", 0)),
+                resources=balances.get(cf.pk, 0),
+                rating=int(cf.rating or 0),
                 retired=cf.retired_at is not None,
             )
         )
@@ -209,25 +255,22 @@ def standings(*, campaign: Campaign) -> list[StandingRow]:
 # --- battles -------------------------------------------------------------------------------
 
 
-def _battle_details(battles: QuerySet[Battle]) -> QuerySet[Battle]:
+def _battle_details(battles: QuerySet[Battle], *, with_results: bool = True) -> QuerySet[Battle]:
     # Battles show their forces by name (each battle force's `campaign_force.force`;
     # `winner` is only ever compared by id), so the forces' stored evaluations, kilobytes
     # of JSON each, stay in the database instead of being decoded for every row.
+    sides = (
+        BattleForce.objects.select_related("campaign_force__force", "campaign_force__player")
+        .defer("campaign_force__force__evaluation")
+        .order_by("id")
+    )
+    if with_results:
+        sides = sides.prefetch_related(
+            Prefetch("member_results", queryset=BattleMemberResult.objects.order_by("id"))
+        )
     return battles.select_related(
         "campaign", "recorded_by", "confirmed_by", "voided_by"
-    ).prefetch_related(
-        Prefetch(
-            "battle_forces",
-            queryset=BattleForce.objects.select_related(
-                "campaign_force__force", "campaign_force__player"
-            )
-            .defer("campaign_force__force__evaluation")
-            .prefetch_related(
-                Prefetch("member_results", queryset=BattleMemberResult.objects.order_by("id"))
-            )
-            .order_by("id"),
-        )
-    )
+    ).prefetch_related(Prefetch("battle_forces", queryset=sides))
 
 
 def battles(*, campaign: Campaign, status: str | None = None) -> QuerySet[Battle]:
@@ -243,8 +286,10 @@ def get_battle(*, campaign: Campaign, battle_id: int) -> Battle:
 
 
 def recent_battles(*, campaign: Campaign, limit: int = 10) -> list[Battle]:
-    """The latest confirmed battles (three queries whatever the campaign's size)."""
-    return list(battles(campaign=campaign, status=Battle.Status.CONFIRMED)[:limit])
+    """The latest confirmed battles with their sides and outcomes, without members'
+    results (a list shows who won, not who did what): two queries, whatever the size."""
+    found = campaign.battles.filter(status=Battle.Status.CONFIRMED)
+    return list(_battle_details(found, with_results=False).order_by("-played_on", "-id")[:limit])
 
 
 def pending_confirmations(*, campaign: Campaign, user: User) -> list[Battle]:
@@ -384,7 +429,11 @@ def xp_history(*, campaign: Campaign) -> dict[str, Any]:
     """
     battles = _confirmed_in_order(campaign)
     index = {b.pk: i for i, b in enumerate(battles)}
+    # The campaign's force ids as constants: battle rows are then read through their
+    # forces (see `standings`), not by hashing the site's.
+    force_ids = list(campaign.forces.order_by().values_list("pk", flat=True))
     results = BattleMemberResult.objects.filter(
+        battle_force__campaign_force_id__in=force_ids,
         battle_force__battle__campaign=campaign,
         battle_force__battle__status=Battle.Status.CONFIRMED,
     ).values(
@@ -440,6 +489,8 @@ def member_history(*, campaign_force: CampaignForce) -> list[BattleMemberResult]
     return list(
         BattleMemberResult.objects.filter(
             battle_force__campaign_force=campaign_force,
+            # A constant for the battles too, so they are read through the campaign.
+            battle_force__battle__campaign_id=campaign_force.campaign_id,
             battle_force__battle__status=Battle.Status.CONFIRMED,
         )
         .select_related("battle_force__battle", "member")
@@ -487,7 +538,7 @@ def campaign_forces_with_members(
     (in document order): a fixed number of queries however many forces."""
     return (
         campaign_forces(campaign=campaign, include_retired=include_retired)
-        .annotate(balance=Coalesce(_balances_subquery(), Value(0)))
+        .annotate(balance=Coalesce(_balances_subquery(campaign), Value(0)))
         .prefetch_related(
             Prefetch("force__members", queryset=Member.objects.order_by("position", "id"))
         )

@@ -12,11 +12,13 @@ from pathlib import Path
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
+from django.db import connection
 from django.db.models import Sum
 
 from campaign.management.commands.seed_scale import template_documents
 from campaign.models import (
     Battle,
+    BattleForce,
     BattleMemberResult,
     Campaign,
     CampaignEvent,
@@ -125,3 +127,90 @@ def test_the_bench_settings_load():
         timeout=120,
     )
     assert result.returncode == 0, result.stderr
+
+
+def test_grow_campaign_adds_older_battles_and_keeps_the_campaign_consistent():
+    seed(users=10, forces=20, campaigns=1)
+    campaign = Campaign.objects.get()
+    latest = list(campaign.battles.order_by("-played_on", "-id")[:3])
+    out = io.StringIO()
+    call_command("seed_scale", grow_campaign=campaign.pk, to_battles=25, stdout=out)
+    assert "Added 15 battles" in out.getvalue()
+    assert campaign.battles.filter(status=Battle.Status.CONFIRMED).count() == 25
+    assert list(campaign.battles.order_by("-played_on", "-id")[:3]) == latest
+    for cf in CampaignForce.objects.select_related("force"):
+        balance = LedgerEntry.objects.filter(campaign_force=cf).aggregate(t=Sum("amount"))["t"]
+        assert cf.force.resources == max(1, cf.force.evaluation["total_cost"] + balance)
+        for member in cf.force.members.all():
+            earned = BattleMemberResult.objects.filter(member=member).aggregate(
+                t=Sum("xp_awarded")
+            )["t"]
+            assert member.xp == earned
+    forces = Force.objects.select_related("campaign_entry__campaign").prefetch_related(
+        "members__rolls"
+    )
+    for force in forces:
+        assert force.evaluation == selectors.evaluate_force(force=force).as_dict(), force.name
+    # Already there: nothing to add.
+    out = io.StringIO()
+    call_command("seed_scale", grow_campaign=campaign.pk, to_battles=25, stdout=out)
+    assert "Added 0 battles" in out.getvalue()
+    with pytest.raises(CommandError, match="No campaign"):
+        call_command("seed_scale", grow_campaign=campaign.pk + 1, stdout=io.StringIO())
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="COPY is PostgreSQL's")
+def test_site_battles_grow_the_site_in_long_campaigns_of_three():
+    seed(users=10, forces=20, campaigns=1)
+    out = io.StringIO()
+    call_command("seed_scale", site_battles=75, battles_per_campaign=30, prefix="site", stdout=out)
+    assert "Added 65 battles (75 on the site)" in out.getvalue()
+    grown = Campaign.objects.filter(name__startswith="site league ").order_by("id")
+    assert [c.battles.count() for c in grown] == [30, 30, 5]
+    for campaign in grown:
+        assert campaign.forces.count() == 3
+        battles = campaign.battles.count()
+        assert BattleForce.objects.filter(battle__campaign=campaign).count() == 2 * battles
+        assert campaign.ledger.filter(kind=LedgerEntry.Kind.BATTLE).count() == 2 * battles
+        for battle in campaign.battles.prefetch_related("battle_forces"):
+            outcomes = sorted(bf.outcome for bf in battle.battle_forces.all())
+            winner = [
+                bf.campaign_force_id for bf in battle.battle_forces.all() if bf.outcome == "win"
+            ]
+            assert outcomes in (["loss", "win"], ["draw", "draw"])
+            assert [battle.winner_id] == (winner or [None])
+
+
+def test_the_counting_cache_counts_what_it_knows_and_keeps_the_rest():
+    from bench.cache import COUNTS, CountingCache
+
+    cache = CountingCache(
+        "", {"OPTIONS": {"INNER": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}}
+    )
+    before = COUNTS.copy()
+    cache.set("roster-api-detail:1:x", {"a": 1})
+    assert cache.get("roster-api-detail:1:x") == {"a": 1}
+    assert cache.get("roster-api-detail:2:x", "none") == "none"
+    assert cache.get("template.cache.roster-force-page.abc") is None
+    cache.set("throttle:1", 5)
+    assert cache.get("throttle:1") == 5  # kept, not counted
+    assert COUNTS - before == {
+        ("API detail", "hit"): 1,
+        ("API detail", "miss"): 1,
+        ("force page", "miss"): 1,
+    }
+
+
+def test_the_players_load_script_gives_each_connection_its_own_player():
+    from bench.load import MIXED_ROUND, mixed_script
+
+    players = [
+        {"cookie": f'sessionid=s{i}; csrftoken="t{i}"', "csrf": f"t{i}", "page": f"/forces/{i}/"}
+        for i in range(2)
+    ]
+    script = mixed_script(players)
+    assert 'cookie = "sessionid=s0; csrftoken=\\"t0\\""' in script
+    assert 'page = "/forces/1/"' in script
+    assert "me = players[number]" in script
+    assert script.count('"edit_add"') == MIXED_ROUND.count("edit_add") == 1
+    assert "%%" not in script  # the template's own percent signs came through once

@@ -13,7 +13,7 @@ BASE = "/api/v1/campaigns/"
 # Per request: the session and its user (2), the campaign (1), then the work itself.
 REQUEST = 2 + 1
 QUERIES = {
-    "standings/": REQUEST + 1,  # counts and balances annotated in one query
+    "standings/": REQUEST + 3,  # the forces, then their outcome counts and balances
     "battles/": REQUEST + 4,  # the count, the page, its forces, their members' results
     "battles/?status=pending": REQUEST + 4,
     "battles/?status=confirmed&limit=200": REQUEST + 4,

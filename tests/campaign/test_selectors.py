@@ -191,17 +191,18 @@ def bulk_battles(campaign, red, blue, confirmer, n: int) -> None:
 
 
 DASHBOARD_QUERIES = {
-    "standings": (lambda c, u: selectors.standings(campaign=c), 1),
-    "recent_battles": (lambda c, u: selectors.recent_battles(campaign=c), 3),
+    # The forces, their outcome counts, their balances: each by the campaign's own keys.
+    "standings": (lambda c, u: selectors.standings(campaign=c), 3),
+    "recent_battles": (lambda c, u: selectors.recent_battles(campaign=c), 2),
     "pending_confirmations": (
         lambda c, u: selectors.pending_confirmations(campaign=c, user=u),
         3,
     ),
     "level_ups_waiting": (lambda c, u: selectors.level_ups_waiting(campaign=c), 1),
     "campaign_log": (lambda c, u: list(selectors.campaign_log(campaign=c, limit=10)), 1),
-    "dashboard": (lambda c, u: selectors.dashboard(campaign=c), 6),
+    "dashboard": (lambda c, u: selectors.dashboard(campaign=c), 7),
     "resources_history": (lambda c, u: selectors.resources_history(campaign=c), 4),
-    "xp_history": (lambda c, u: selectors.xp_history(campaign=c), 3),
+    "xp_history": (lambda c, u: selectors.xp_history(campaign=c), 4),
 }
 
 

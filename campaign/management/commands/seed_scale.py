@@ -16,6 +16,18 @@ Everything is written with bulk inserts in batches, inside one transaction:
 Every stored evaluation equals what the engine says for that force's content
 (`tests/test_bench_smoke.py` checks a sample). `bench` seeds 10,000 users, 100,000 forces
 and 1,000 campaigns with it.
+
+Two more modes, each on its own, for the scale benchmark's growth steps:
+
+- `--grow-campaign ID --to-battles N` adds confirmed battles to one campaign among its
+  active forces (older than its own, so its latest battles stay the latest) until it has
+  N, with results, XP, Resources and stored evaluations brought up to date;
+- `--site-battles N` adds long campaigns of `--battles-per-campaign` battles among three
+  forces each until the site holds N battles: the shape that once made the standings read
+  the whole battle table (few forces with thousands of battles each). On PostgreSQL the
+  battles, their forces and ledger rows go in with COPY from plain tuples (a million
+  battles in a few minutes); members' results and the log are left out for these, since
+  no page reads another campaign's, and the forces' XP and Resources stay as entered.
 """
 
 import copy
@@ -33,7 +45,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.hashers import make_password
 from django.core.management.base import BaseCommand, CommandError
 from django.db import connection, transaction
-from django.db.models import CharField, Field, ForeignKey, IntegerField, JSONField, Model
+from django.db.models import CharField, F, Field, ForeignKey, IntegerField, JSONField, Model
 from django.utils import timezone
 
 from campaign import progression
@@ -544,6 +556,124 @@ class Seeder:
             self.progress("campaigns", chunk[-1] + 1, n)
 
 
+BATTLE_COLUMNS = (
+    *("id", "campaign_id", "played_on", "scenario", "status", "recorded_by_id"),
+    *("confirmed_by_id", "confirmed_at", "winner_id", "created_at", "void_reason"),
+)
+LEDGER_COLUMNS = (
+    *("campaign_id", "campaign_force_id", "amount", "kind", "reason", "battle_id"),
+    *("created_by_id", "created_at"),
+)
+
+
+def site_battles(seeder: "Seeder", total: int, *, per_campaign: int) -> int:
+    """Long campaigns of `per_campaign` battles among three forces each until the site
+    holds `total` battles; returns how many were added."""
+    added = total - Battle.objects.count()
+    if added <= 0:
+        return 0
+    count = -(-added // per_campaign)
+    users = seeder.users(3 * count)
+    templates = seeder.templates(users[0])
+    seeder.campaigns(
+        count, users, templates, players=3, battles=0, last_played=timezone.localdate()
+    )
+    campaigns = Campaign.objects.filter(name__startswith=f"{seeder.prefix} league ").order_by("id")
+    now = timezone.now()
+    today = timezone.localdate()
+    rules = seeder.rules
+    left = added
+    for campaign in campaigns:
+        forces = list(campaign.forces.order_by("id").values_list("pk", "player_id"))
+        n = min(per_campaign, left)
+        left -= n
+        schedule = battle_schedule(len(forces), n)
+        for start in range(0, n, seeder.batch_size * 10):
+            chunk = schedule[start : start + seeder.batch_size * 10]
+            battle_ids = _reserve_ids(Battle, len(chunk))
+            battles, battle_forces, ledger = [], [], []
+            for number, battle_id, (first, second, outcome) in zip(
+                range(start, start + len(chunk)), battle_ids, chunk, strict=True
+            ):
+                winner = {"win": forces[first][0], "loss": forces[second][0]}.get(outcome)
+                played_on = today - datetime.timedelta(days=n - number)
+                scenario = f"Battle {number + 1}"
+                recorder, confirmer = forces[first][1], forces[second][1]
+                battles.append(
+                    (battle_id, campaign.pk, played_on, scenario, "confirmed", recorder)
+                )
+                battles[-1] += (confirmer, now, winner, now, "")
+                for seat, seat_outcome in ((first, outcome), (second, OTHER_SIDE[outcome])):
+                    cf_id = forces[seat][0]
+                    battle_forces.append((battle_id, cf_id, seat_outcome))
+                    amount = progression.resources_earned(seat_outcome, rules)
+                    reason = f"{seat_outcome.title()}: {scenario} ({played_on.isoformat()})"
+                    ledger.append((campaign.pk, cf_id, amount, "battle", reason, battle_id))
+                    ledger[-1] += (confirmer, now)
+            _copy_rows(Battle, BATTLE_COLUMNS, battles)
+            _copy_rows(BattleForce, ["battle_id", "campaign_force_id", "outcome"], battle_forces)
+            _copy_rows(LedgerEntry, LEDGER_COLUMNS, ledger)
+            seeder.count("battles", len(chunk))
+            seeder.say(f"  battles: {seeder.counts['battles']:,} of {added:,}")
+        if left == 0:
+            break
+    return added
+
+
+def _reserve_ids(model: type[Model], n: int) -> list[int]:
+    """`n` new primary keys from the table's sequence (PostgreSQL)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT nextval(pg_get_serial_sequence(%s, %s)) FROM generate_series(1, %s)",
+            [model._meta.db_table, model._meta.pk.column, n],
+        )
+        return [pk for (pk,) in cursor.fetchall()]
+
+
+def _copy_rows(model: type[Model], columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
+    quote = connection.ops.quote_name
+    names = ", ".join(quote(c) for c in columns)
+    with connection.cursor() as cursor:
+        statement = f"COPY {quote(model._meta.db_table)} ({names}) FROM STDIN"
+        with cursor.cursor.copy(statement) as copy:
+            for row in rows:
+                copy.write_row(row)
+
+
+def grow_campaign(campaign: Campaign, to_battles: int, *, batch_size: int = 2000) -> int:
+    """Add confirmed battles to `campaign` among its active forces until it has
+    `to_battles`, as the services would leave them; returns how many were added."""
+    existing = campaign.battles.count()
+    added = to_battles - existing
+    if added <= 0:
+        return 0
+    forces = list(
+        campaign.forces.filter(retired_at__isnull=True).select_related("force").order_by("id")
+    )
+    if len(forces) < 2:
+        raise CommandError(f"Campaign {campaign.pk} has fewer than two active forces.")
+    sides = [
+        Side(cf, cf.player_id, list(Member.objects.filter(force_id=cf.force_id))) for cf in forces
+    ]
+    oldest = campaign.battles.order_by("played_on").values_list("played_on", flat=True).first()
+    last_played = (oldest or timezone.localdate()) - datetime.timedelta(days=1)
+    rules = campaign.house_rules
+    earned = bulk_battles(
+        campaign,
+        sides,
+        confirmed=added,
+        last_played=last_played,
+        rules=rules,
+        batch_size=batch_size,
+    )
+    for cf in forces:
+        xp, _ = earned[cf.pk]
+        Member.objects.filter(force_id=cf.force_id).update(xp=F("xp") + xp)
+        # Resources follow the ledger (cost + balance) under the campaign's policy.
+        roster_services.refresh(force=Force.objects.get(pk=cf.force_id))
+    return added
+
+
 class Command(BaseCommand):
     help = (
         "Seed many users, forces and campaigns with bulk inserts (for `python -m bench`). "
@@ -564,11 +694,76 @@ class Command(BaseCommand):
             "--battles", type=int, default=10, help="Confirmed battles per campaign."
         )
         parser.add_argument("--batch-size", type=int, default=2_000)
+        growth = parser.add_argument_group("growth modes (each instead of the seed above)")
+        growth.add_argument(
+            "--grow-campaign",
+            type=int,
+            metavar="ID",
+            help="Add confirmed battles to this campaign until it has --to-battles.",
+        )
+        growth.add_argument("--to-battles", type=int, default=5_000)
+        growth.add_argument(
+            "--site-battles",
+            type=int,
+            metavar="N",
+            help="Add long campaigns until the site holds N battles (PostgreSQL: COPY).",
+        )
+        growth.add_argument("--battles-per-campaign", type=int, default=30_000)
         parser.add_argument(
             "--prefix", default="scale", help="Seeded usernames are '<prefix>-000001'."
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
+        if options["grow_campaign"] is not None:
+            return self.grow(options)
+        if options["site_battles"] is not None:
+            return self.grow_site(options)
+        return self.seed(options)
+
+    def grow(self, options: dict[str, Any]) -> None:
+        campaign = Campaign.objects.filter(pk=options["grow_campaign"]).first()
+        if campaign is None:
+            raise CommandError(f"No campaign {options['grow_campaign']}.")
+        started = time.perf_counter()
+        with transaction.atomic():
+            added = grow_campaign(
+                campaign, options["to_battles"], batch_size=options["batch_size"]
+            )
+        self.stdout.write(
+            self.style.SUCCESS(
+                f"Added {added:,} battles to campaign {campaign.pk} "
+                f"({campaign.battles.count():,} now) in {time.perf_counter() - started:.1f} s."
+            )
+        )
+
+    def grow_site(self, options: dict[str, Any]) -> None:
+        if connection.vendor != "postgresql":
+            raise CommandError("--site-battles writes with COPY: PostgreSQL only.")
+        if options["battles_per_campaign"] < 1:
+            raise CommandError("--battles-per-campaign must be at least 1.")
+        prefix = options["prefix"]
+        if get_user_model().objects.filter(username__startswith=f"{prefix}-").exists():
+            raise CommandError(
+                f"Users named '{prefix}-...' exist already; choose another --prefix."
+            )
+        started = time.perf_counter()
+        seeder = Seeder(prefix=prefix, batch_size=options["batch_size"], out=self.stdout)
+        with transaction.atomic():
+            with connection.cursor() as cursor:
+                # The rows are made consistent here, and checking each of millions of
+                # foreign keys one by one at COMMIT took most of the time.
+                cursor.execute("SET LOCAL session_replication_role = replica")
+            added = site_battles(
+                seeder, options["site_battles"], per_campaign=options["battles_per_campaign"]
+            )
+        self.stdout.write(
+            self.style.SUCCESS(
+                f"Added {added:,} battles ({Battle.objects.count():,} on the site) "
+                f"in {time.perf_counter() - started:.1f} s."
+            )
+        )
+
+    def seed(self, options: dict[str, Any]) -> None:
         users, forces, campaigns = options["users"], options["forces"], options["campaigns"]
         players = options["players"]
         templates = len(template_documents())
