@@ -194,8 +194,12 @@ def test_the_roster_api_refuses_what_the_campaign_refuses(fought, alice):
     assert response.status_code == 400
     assert api_problems(response) == [("/members/1/purchases/0", "not-between-battles")]
     document = client.get(url + "export/").json()
+    # +1 HP (technical line 2) has no upper bound (R3), so only the price refuses it:
+    # 2 x HP each, 12 + 13 + ... far beyond the 55 left.
     for _ in range(30):
-        document["members"][1]["purchases"].append(ME)  # far beyond 55
+        document["members"][1]["purchases"].append(
+            {"line": 2, "choice": "HP", "between_battles": True}
+        )
     response = client.put(url, document, format="json")
     assert response.status_code == 400
     assert api_problems(response) == [("/resources", "insufficient-resources")]
