@@ -270,8 +270,9 @@ def run_wrk(
 
 ACCESS_FORMAT = "BENCH %(m)s %(U)s %(s)s %(D)s"
 
-# One player's round, repeated: each builder edit followed by the step refresh its page
-# sends, two views of the force page and two API reads per edit.
+# One player's round, repeated: each builder edit, then opening another step (the page
+# sends nothing after an edit; a player moves on to the next step), two views of the
+# force page and two API reads per edit.
 MIXED_ROUND = (
     "edit_add",
     "step",
