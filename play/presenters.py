@@ -38,6 +38,15 @@ def whole_percent(chance: Fraction) -> int:
     return math.floor(chance * 100 + Fraction(1, 2))
 
 
+def dice_entry_off(battle: Battle) -> str:
+    """Why the screen offers no box for dice rolled at the table (P5), or "" when it does."""
+    if battle.entered_rolls_allowed:
+        return ""
+    if battle.campaign is not None and not battle.campaign.entered_rolls_allowed:
+        return "Server's dice only: the campaign's house rules forbid entered rolls."
+    return "Server's dice only: the battle was started without entered rolls."
+
+
 def battle_json(view: selectors.BattleView, *, may_act: bool, absolute: Any) -> dict[str, Any]:
     """The battle as the API answers it; `absolute` makes a path a full URL."""
     battle = view.battle

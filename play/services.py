@@ -43,7 +43,7 @@ declare_codes(
         "nothing-to-undo": "There is no action left to undo.",
         "force-not-legal": "A battle is played with legal forces only.",
         "not-a-side": "Only the players of the battle's sides act in it.",
-        "entered-rolls-forbidden": "This battle takes the server's dice only.",
+        "entered-rolls-forbidden": "This battle (or its campaign) takes the server's dice only.",
         "campaign-refused": "The campaign refused the battle's record.",
         "invalid-sides": "A battle has two (or, in a campaign, two or more) different forces.",
         "force-not-in-campaign": "The force is not an active force of this campaign.",
@@ -117,15 +117,21 @@ def start_battle(
     forces: Sequence[Force],
     scenario: str,
     campaign: Campaign | None = None,
-    entered_rolls_allowed: bool = True,
+    entered_rolls_allowed: bool | None = None,
 ) -> Battle:
     """Start a battle between `forces` (the caller has read each through a selector).
 
     One-off: two forces, one of them the starter's (the other theirs too, or shared with
     them by its link). Campaign: two or more active forces of the campaign; the starter
     plays one of them or organises it. Each figure's numbers are copied as they stand.
+
+    Entered rolls (P5): `None` takes the campaign's house rule (a one-off allows them);
+    the starter may forbid them in any battle, but not allow them where the campaign
+    forbids them. The battle keeps its own copy: a later change of the house rule leaves
+    a battle under way as it started.
     """
     scenario = _clean_scenario(scenario)
+    entered_rolls_allowed = _entered_rolls(campaign, entered_rolls_allowed)
     ids = [f.pk for f in forces]
     most = CAMPAIGN_MAX_SIDES if campaign is not None else 2
     if len(set(ids)) != len(ids) or not 2 <= len(ids) <= most:
@@ -199,6 +205,17 @@ def start_battle(
         state_before=battle.state,
     )
     return battle
+
+
+def _entered_rolls(campaign: Campaign | None, asked: bool | None) -> bool:
+    allowed = campaign is None or campaign.entered_rolls_allowed
+    if asked and not allowed:
+        raise Invalid(
+            "entered-rolls-forbidden",
+            "This campaign's house rules take the server's dice only.",
+            pointer="/entered_rolls_allowed",
+        )
+    return allowed if asked is None else asked
 
 
 def _name(user: AbstractBaseUser | None) -> str:

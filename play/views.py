@@ -171,6 +171,7 @@ def _screen_context(
                 reverse("play:watch", args=[battle.spectator_token])
             ),
             "spell_options": spell_options,
+            "dice_entry_off": presenters.dice_entry_off(battle),
             "spell_odds": presenters.spell_odds(battle, None, first_spell),
             "markers": list(table.MARKERS.items()),
             "items": table.ONE_USE_ITEMS,
