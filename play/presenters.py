@@ -346,6 +346,13 @@ def spell_options(
     ]
 
 
+def forgettable(figures: list[selectors.FigureView], catalogue: Any) -> list[tuple[str, str]]:
+    """The change form's "Forget a spell" choices (Mana Obliteration): every spell a figure
+    of the battle knows, by name (the service refuses one the figure does not know)."""
+    known = {s for f in figures for s in f.numbers["spells"] if s in catalogue.spells}
+    return sorted(((s, catalogue.spells[s].name) for s in known), key=lambda c: c[1])
+
+
 def spell_odds(battle: Battle, values: Any, default: str | None) -> dict[str, Any]:
     """Each outcome tier's chance for the spell chosen in the form, before rolling (P4)."""
     choice = (values.get("caster_spell") if values else None) or default

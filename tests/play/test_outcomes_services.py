@@ -2,6 +2,7 @@
 Magic, Angelic Healing, Blast and the players' part of a spell or item; undo restores it."""
 
 import pytest
+from django.test import Client
 from rest_framework.test import APIClient
 
 from play import services
@@ -217,3 +218,25 @@ def test_the_api_answers_the_warded_state(battle, alice, bob):
     assert undone.status_code in (200, 201), undone.json()
     emma_json = next(fig for fig in undone.json()["sides"][0]["figures"] if fig["name"] == "Emma")
     assert emma_json["markers"] == {"earth-ward": 1}
+
+
+def test_the_change_form_forgets_a_spell(battle, alice):
+    """Mana Obliteration's target forgets a spell of the caster's choice, declared on the
+    screen's change form."""
+    page = Client()
+    page.force_login(alice)
+    emma_id = ids(battle)["0:Emma"]
+    screen = page.get(f"/play/{battle.pk}/").content.decode()
+    assert '<option value="earth-ward">Earth Ward</option>' in screen
+    response = page.post(
+        f"/play/{battle.pk}/act/", {"type": "change", "figure": emma_id, "forget": "earth-ward"}
+    )
+    assert response.status_code == 302
+    assert figure_state(battle, emma_id)["forgotten"] == ["earth-ward"]
+    refused = page.post(
+        f"/play/{battle.pk}/act/",
+        {"type": "change", "figure": ids(battle)["0:Angel"], "forget": "earth-ward"},
+        HTTP_HX_REQUEST="true",
+    )
+    assert refused.status_code == 400
+    assert "Not a spell the figure knows." in refused.content.decode()
