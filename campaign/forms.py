@@ -84,8 +84,11 @@ class HouseRulesForm(_Form):
                 },
             )
         fields["level_thresholds"] = self.fields.pop("level_thresholds")
-        # The thresholds sit with the other XP settings.
-        order = [*HouseRules.number_names()]
+        for name in HouseRules.flag_names():
+            # An unticked box posts nothing: that is "no", never "required".
+            fields[name] = forms.BooleanField(label=_short_label(name), required=False)
+        # The thresholds sit with the other XP settings; the yes/no settings come last.
+        order = [*HouseRules.number_names(), *HouseRules.flag_names()]
         order.insert(order.index("xp_for_winning_side") + 1, "level_thresholds")
         self.fields = {name: fields[name] for name in order}
 

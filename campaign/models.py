@@ -54,6 +54,8 @@ class Campaign(models.Model):
     points_for_win = models.PositiveIntegerField(default=DEFAULT_RULES.points_for_win)
     points_for_draw = models.PositiveIntegerField(default=DEFAULT_RULES.points_for_draw)
     points_for_loss = models.PositiveIntegerField(default=DEFAULT_RULES.points_for_loss)
+    # P5: battles started in the campaign copy it (`play.models.Battle.entered_rolls_allowed`).
+    entered_rolls_allowed = models.BooleanField(default=DEFAULT_RULES.entered_rolls_allowed)
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
@@ -66,6 +68,7 @@ class Campaign(models.Model):
     def house_rules(self) -> HouseRules:
         return HouseRules(
             **{name: getattr(self, name) for name in HouseRules.number_names()},
+            **{name: getattr(self, name) for name in HouseRules.flag_names()},
             level_thresholds=tuple(self.level_thresholds),
         )
 

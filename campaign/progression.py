@@ -44,6 +44,8 @@ class HouseRules:
     points_for_win: int = 3  # standings (the campaign issue)
     points_for_draw: int = 1
     points_for_loss: int = 0
+    # P5: may a battle of the campaign take dice entered as rolled at the table?
+    entered_rolls_allowed: bool = True
 
     def __post_init__(self) -> None:
         # Lists from JSON become tuples, so rules stay hashable and comparable.
@@ -55,8 +57,17 @@ class HouseRules:
 
     @classmethod
     def number_names(cls) -> tuple[str, ...]:
-        """The single-number settings, in display order (thresholds excluded)."""
-        return tuple(f.name for f in fields(cls) if f.name != "level_thresholds")
+        """The single-number settings, in display order (thresholds and flags excluded)."""
+        return tuple(
+            f.name
+            for f in fields(cls)
+            if f.name != "level_thresholds" and f.name not in cls.flag_names()
+        )
+
+    @classmethod
+    def flag_names(cls) -> tuple[str, ...]:
+        """The yes/no settings, in display order."""
+        return ("entered_rolls_allowed",)
 
     @property
     def max_level(self) -> int:
@@ -82,6 +93,7 @@ LABELS: dict[str, str] = {
     "points_for_win": "Standings points for a win",
     "points_for_draw": "Standings points for a draw",
     "points_for_loss": "Standings points for a loss",
+    "entered_rolls_allowed": "Dice rolled at the table may be entered in battles (P5)",
 }
 
 
@@ -98,6 +110,9 @@ def house_rule_problems(rules: Any) -> list[str]:
             problems.append(f"{LABELS[name]} must be a whole number.")
         elif not 0 <= value <= MAX_SETTING:
             problems.append(f"{LABELS[name]} must be between 0 and {MAX_SETTING}.")
+    for name in HouseRules.flag_names():
+        if not isinstance(getattr(rules, name), bool):
+            problems.append(f"{LABELS[name]} must be yes or no (true or false).")
     if rules.starting_resources == 0:
         problems.append("Starting Resources must be at least 1 (R11: a positive number).")
     thresholds = rules.level_thresholds

@@ -883,6 +883,10 @@ def house_rules_in_words(*, campaign: Campaign) -> list[tuple[str, str, str]]:
     ]
     levels = ", ".join(f"level {i + 1} at {xp}" for i, xp in enumerate(rules.level_thresholds))
     rows.insert(8, ("level_thresholds", progression.LABELS["level_thresholds"], levels))
+    rows += [
+        (name, progression.LABELS[name], "yes" if getattr(rules, name) else "no")
+        for name in progression.HouseRules.flag_names()
+    ]
     return rows
 
 

@@ -138,6 +138,11 @@ class HouseRulesSerializer(StrictSerializer):
     points_for_win = _number("points_for_win")
     points_for_draw = _number("points_for_draw")
     points_for_loss = _number("points_for_loss")
+    entered_rolls_allowed = StrictBooleanField(
+        help_text=f"{progression.LABELS['entered_rolls_allowed']}: battles started in the "
+        "campaign copy it; false means every roll is the server's (the play API then "
+        "refuses `dice` with `entered-rolls-forbidden`); default true.",
+    )
 
 
 class HouseRulesChangeSerializer(HouseRulesSerializer):

@@ -153,7 +153,7 @@ class BattleListView(BattleApiView):
             forces=forces,
             scenario=body["scenario"],
             campaign=campaign,
-            entered_rolls_allowed=body["entered_rolls_allowed"],
+            entered_rolls_allowed=body.get("entered_rolls_allowed"),
         )
         return answer(request, battle.pk, status=201)
 

@@ -38,6 +38,15 @@ def whole_percent(chance: Fraction) -> int:
     return math.floor(chance * 100 + Fraction(1, 2))
 
 
+def dice_entry_off(battle: Battle) -> str:
+    """Why the screen offers no box for dice rolled at the table (P5), or "" when it does."""
+    if battle.entered_rolls_allowed:
+        return ""
+    if battle.campaign is not None and not battle.campaign.entered_rolls_allowed:
+        return "Server's dice only: the campaign's house rules forbid entered rolls."
+    return "Server's dice only: the battle was started without entered rolls."
+
+
 def battle_json(view: selectors.BattleView, *, may_act: bool, absolute: Any) -> dict[str, Any]:
     """The battle as the API answers it; `absolute` makes a path a full URL."""
     battle = view.battle
@@ -335,6 +344,13 @@ def spell_options(
         for f in figures
         if f.state["status"] == table.ACTIVE and f.numbers["spells"]
     ]
+
+
+def forgettable(figures: list[selectors.FigureView], catalogue: Any) -> list[tuple[str, str]]:
+    """The change form's "Forget a spell" choices (Mana Obliteration): every spell a figure
+    of the battle knows, by name (the service refuses one the figure does not know)."""
+    known = {s for f in figures for s in f.numbers["spells"] if s in catalogue.spells}
+    return sorted(((s, catalogue.spells[s].name) for s in known), key=lambda c: c[1])
 
 
 def spell_odds(battle: Battle, values: Any, default: str | None) -> dict[str, Any]:

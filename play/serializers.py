@@ -43,7 +43,13 @@ class PlayNewBattleSerializer(StrictSerializer):
         help_text="One-off against another player's force: its share link (or token).",
     )
     campaign = StrictIntegerField(required=False, min_value=1)
-    entered_rolls_allowed = StrictBooleanField(required=False, default=True)
+    entered_rolls_allowed = StrictBooleanField(
+        required=False,
+        help_text="May dice rolled at the table be entered (P5)? Omitted: the campaign's "
+        "house rule `entered_rolls_allowed` (a one-off: true). `true` in a campaign that "
+        "forbids entered rolls is refused with `entered-rolls-forbidden`. When false, "
+        "every action's `dice` is refused with `entered-rolls-forbidden`.",
+    )
 
 
 class PlaySituationSerializer(StrictSerializer):
@@ -91,7 +97,13 @@ class PlayActionSerializer(PlayAttackDeclarationSerializer):
     target = StrictIntegerField(required=False, min_value=1, allow_null=True)
     kind = serializers.ChoiceField(ATTACK_KINDS, required=False)
     weapon = StrictCharField(required=False, allow_null=True, max_length=100)
-    dice = serializers.JSONField(required=False, allow_null=True)
+    dice = serializers.JSONField(
+        required=False,
+        allow_null=True,
+        help_text="Dice rolled at the table (P5); leave it out for the server's. Refused "
+        "with `entered-rolls-forbidden` (400) when the battle's `entered_rolls_allowed` is "
+        "false (its campaign's house rule, or the starter's choice).",
+    )
     transfers = PlayTransferSerializer(many=True, required=False, max_length=6)
     spell = StrictCharField(required=False, max_length=100)
     anathema_aura = StrictBooleanField(default=False)
@@ -178,7 +190,10 @@ class PlayBattleSerializer(serializers.Serializer):
     version = serializers.IntegerField(help_text="Bumped by every action; the ETag's value.")
     campaign = serializers.IntegerField(allow_null=True)
     spectator_url = serializers.URLField(help_text="Read-only link for anyone.")
-    entered_rolls_allowed = serializers.BooleanField()
+    entered_rolls_allowed = serializers.BooleanField(
+        help_text="P5: false when the battle takes the server's dice only (copied from its "
+        "campaign's house rule when it started, or chosen by the starter)."
+    )
     may_act = serializers.BooleanField()
     turn = serializers.IntegerField()
     initiative = PlayInitiativeSerializer(allow_null=True)

@@ -43,7 +43,7 @@ declare_codes(
         "nothing-to-undo": "There is no action left to undo.",
         "force-not-legal": "A battle is played with legal forces only.",
         "not-a-side": "Only the players of the battle's sides act in it.",
-        "entered-rolls-forbidden": "This battle takes the server's dice only.",
+        "entered-rolls-forbidden": "This battle (or its campaign) takes the server's dice only.",
         "campaign-refused": "The campaign refused the battle's record.",
         "invalid-sides": "A battle has two (or, in a campaign, two or more) different forces.",
         "force-not-in-campaign": "The force is not an active force of this campaign.",
@@ -117,15 +117,21 @@ def start_battle(
     forces: Sequence[Force],
     scenario: str,
     campaign: Campaign | None = None,
-    entered_rolls_allowed: bool = True,
+    entered_rolls_allowed: bool | None = None,
 ) -> Battle:
     """Start a battle between `forces` (the caller has read each through a selector).
 
     One-off: two forces, one of them the starter's (the other theirs too, or shared with
     them by its link). Campaign: two or more active forces of the campaign; the starter
     plays one of them or organises it. Each figure's numbers are copied as they stand.
+
+    Entered rolls (P5): `None` takes the campaign's house rule (a one-off allows them);
+    the starter may forbid them in any battle, but not allow them where the campaign
+    forbids them. The battle keeps its own copy: a later change of the house rule leaves
+    a battle under way as it started.
     """
     scenario = _clean_scenario(scenario)
+    entered_rolls_allowed = _entered_rolls(campaign, entered_rolls_allowed)
     ids = [f.pk for f in forces]
     most = CAMPAIGN_MAX_SIDES if campaign is not None else 2
     if len(set(ids)) != len(ids) or not 2 <= len(ids) <= most:
@@ -199,6 +205,17 @@ def start_battle(
         state_before=battle.state,
     )
     return battle
+
+
+def _entered_rolls(campaign: Campaign | None, asked: bool | None) -> bool:
+    allowed = campaign is None or campaign.entered_rolls_allowed
+    if asked and not allowed:
+        raise Invalid(
+            "entered-rolls-forbidden",
+            "This campaign's house rules take the server's dice only.",
+            pointer="/entered_rolls_allowed",
+        )
+    return allowed if asked is None else asked
 
 
 def _name(user: AbstractBaseUser | None) -> str:
@@ -430,12 +447,16 @@ def attack(
         events: list[table.Event] = []
         results = []
         checked = ""
+        warded: list[str] = []
         for roll in rolls[: plan.rate_of_fire]:
             result = table.resolve_attack(
                 plan, roll, dodge_inches=table.dodge_for_cover_inches(target_fig)
             )
             results.append(result)
-            events += table.apply_hit(t.state, attacker_id, target_id, result)
+            hit = table.apply_hit(t.state, attacker_id, target_id, result)
+            events += hit.events
+            if said := hit.words(attacker_name):
+                warded.append(said)
         if checks:
             checked, more = table.apply_check_die(
                 t.state,
@@ -451,6 +472,7 @@ def attack(
             f"{attacker_name} attacks {target_fig.name} ({plan.kind}, {plan.weapon_name}; "
             f"{plan.needed_words()}): "
             + " ".join(f"rolled {r.roll}. {r.words}" for r in results)
+            + "".join(f" {said}" for said in warded)
             + (f" {checked}" if checked else "")
             + _status_words(t, events)
         )
@@ -554,15 +576,19 @@ def transfer_damage(
             )
         r = detail["results"][0]
         result = table.AttackResult(r["roll"], 0, r["success_rating"], r["hit"], r["damage"], "")
-        events = table.apply_hit(t.state, attacker_id, target_id, result, recipients)
+        hit = table.apply_hit(t.state, attacker_id, target_id, result, recipients)
+        events = hit.events
         target = t.figures[target_id].name
+        warded = hit.words(t.figures[attacker_id].name)
         moved = ", ".join(
             f"{rec.amount} to {rec.name}"
             + (f" (loses {table.received(rec)})" if rec.true_power_of_friendship else "")
             for _, rec in recipients
         )
         return Outcome(
-            f"Friendship: {target} transfers {moved}." + _status_words(t, events),
+            f"Friendship: {target} transfers {moved}."
+            + (f" {warded}" if warded else "")
+            + _status_words(t, events),
             detail={"amends": last.seq, "transfers": {str(k): v for k, v in transfers.items()}},
             events=events,
         )
@@ -667,10 +693,23 @@ def cast_spell(
         if spell == table.MANA_OBLITERATION and tier_index is not None and tier_index < 2:
             table.forget_spell(t.state, caster_id, spell)
             effects.append(f"{caster_bf.name} forgets {spells[spell].name}")
+        at_the_table = table.spell_at_the_table(spell, tier_index)
+        if spell == table.DISPEL_MAGIC and tier_index is not None:
+            removed = table.dispelled(target_state["markers"], tier_index)
+            if removed is None:
+                at_the_table = (
+                    "Choose the spell effect to remove and take its markers off with "
+                    '"Change a figure".'
+                )
+            for marker in removed or ():
+                count = target_state["markers"][marker]
+                table.add_markers(t.state, target_id, marker, -count)
+                effects.append(f"{count} {table.MARKERS[marker]} removed from {target_name}")
         return Outcome(
             f"{caster_bf.name} casts {plan.spell_name} (Difficulty {plan.difficulty}, "
             f"{plan.dice} dice) on {target_name}. {result.words()}"
-            + (" " + "; ".join(effects) + "." if effects else ""),
+            + (" " + "; ".join(effects) + "." if effects else "")
+            + (f" At the table: {at_the_table}" if at_the_table else ""),
             detail={
                 "caster": caster_id,
                 "target": target_id,
@@ -708,10 +747,16 @@ def heal(
             raise Invalid("needs-equipment", "Healing needs a Medical Kit.", pointer="/healer")
         rolls, entered = t.dice(1)
         state = t.state["figures"][target_id]
-        amount = table.heal_amount(rolls[0], state["hp"], state["max_hp"], healer_fig.stats["FR"])
+        fr = healer_fig.stats["FR"]
+        amount = table.heal_amount(rolls[0], state["hp"], state["max_hp"], fr)
+        again = ""
+        if not entered and table.rerolls_heal(healer_fig, amount):
+            rolls += table.roll_dice(1, t.rng)
+            amount = table.heal_amount(rolls[-1], state["hp"], state["max_hp"], fr)
+            again = f", re-rolled {rolls[-1]} (Angelic Healing)"
         table.heal(t.state, target_id, amount)
         return Outcome(
-            f"{healer_bf.name} heals {target_bf.name}: rolled {rolls[0]} against HP "
+            f"{healer_bf.name} heals {target_bf.name}: rolled {rolls[0]}{again} against HP "
             f"{state['hp'] - amount}; {target_bf.name} recovers {amount} HP.",
             detail={"healer": healer_id, "target": target_id, "amount": amount},
             dice=rolls,
@@ -747,10 +792,16 @@ def revive(
             )
         rolls, entered = t.dice(1)
         fr = target_fig.stats["FR"]
-        events = table.revive(t.state, target_id, 1) if table.revives(rolls[0], fr) else []
+        revived = table.revives(rolls[0], fr)
+        again = ""
+        if not entered and table.rerolls_revive(reviver_fig, revived):
+            rolls += table.roll_dice(1, t.rng)
+            revived = table.revives(rolls[-1], fr)
+            again = f", re-rolled {rolls[-1]} (Angelic Healing)"
+        events = table.revive(t.state, target_id, 1) if revived else []
         return Outcome(
-            f"{reviver_bf.name} tries to revive {target_bf.name}: rolled {rolls[0]} against "
-            f"FR {fr}; " + ("revived with 1 HP." if events else "still Unconscious."),
+            f"{reviver_bf.name} tries to revive {target_bf.name}: rolled {rolls[0]}{again} "
+            f"against FR {fr}; " + ("revived with 1 HP." if events else "still Unconscious."),
             detail={"reviver": reviver_id, "target": target_id, "revived": bool(events)},
             dice=rolls,
             entered=entered,
@@ -872,9 +923,11 @@ def change_figure(
                 raise Invalid("invalid", "Add -9 to 9 markers.", pointer=f"/markers/{i}")
             table.add_markers(t.state, fid, marker, count)
             said.append(f"{count:+d} {table.MARKERS[marker]}")
+        at_the_table = ""
         if change.discard:
             table.discard_item(t.state, fid, fig, change.discard)
             said.append(f"discards {change.discard.replace('-', ' ')}")
+            at_the_table = table.ITEM_AT_THE_TABLE.get(change.discard, "")
         if change.forget:
             if change.forget not in fig.spells:
                 raise Invalid(
@@ -889,7 +942,11 @@ def change_figure(
             raise Invalid("invalid", "Nothing to change.", pointer="")
         note = " ".join(str(change.note).split())[:200]
         return Outcome(
-            f"{bf.name}: " + ", ".join(said) + (f" ({note})" if note else "") + ".",
+            f"{bf.name}: "
+            + ", ".join(said)
+            + (f" ({note})" if note else "")
+            + "."
+            + (f" At the table: {at_the_table}" if at_the_table else ""),
             detail={"figure": fid},
             events=events,
         )

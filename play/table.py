@@ -55,6 +55,9 @@ MEDICAL_KIT = "medical-kit"
 TWO_ACTION_WEAPONS = frozenset({HEAVY_MACHINE_GUN})
 EMPOWERED_SCHOOLS = frozenset({"restoration", "amplification"})
 DRAGON_SLAYER = "dragon-slayer"
+ANGELIC_HEALING = "support/angelic-healing"
+# Reach (the rulebook's Great Weapon and Polearm text): how far away a melee attack reaches.
+REACH_INCHES: Mapping[str, int] = {"great-weapon": 1, "polearm": 2}
 
 AttackKind = Literal["melee", "ranged"]
 Obscured = Literal["clear", "partial", "significant"]
@@ -216,6 +219,7 @@ class AttackPlan:
     damage_multiplier: int  # 2 with Mighty Attack
     best_of_two: bool
     notes: tuple[str, ...] = ()
+    blast: int | None = None  # the weapon's Blast rating: a push the players make
     # A second die the attack rolls with its own: "subdual" (the target's roll under its
     # remaining HP) or "exploit-weakness" (the attacker's roll under ME on Success Rating 0).
     check_die: str | None = None
@@ -454,6 +458,8 @@ def plan_attack(
                 )
         if slug == HAND_WEAPON:
             notes.append("A Hand Weapon may leave the target where it is (no push).")
+        if slug is not None and slug in REACH_INCHES:
+            notes.append(reach_words(REACH_INCHES[slug]))
         if check_die is None and attacker.has(EXPLOIT_WEAKNESS):
             check_die = EXPLOIT_WEAKNESS_CHECK
             notes.append(
@@ -546,6 +552,7 @@ def plan_attack(
         damage_multiplier=damage_multiplier,
         best_of_two=s.best_of_two,
         notes=tuple(notes),
+        blast=weapon.blast if weapon is not None and kind == "ranged" else None,
         check_die=check_die,
     )
 
@@ -585,6 +592,8 @@ def resolve_attack(plan: AttackPlan, roll: int, *, dodge_inches: int = 2) -> Att
             f"Hit, Success Rating {rating}: {damage} damage, the target Dodges for Cover "
             f'{dodge_inches}".'
         )
+    if plan.blast:
+        words += " " + blast_words(plan.blast, hit)
     return AttackResult(roll, total, rating, hit, damage, words)
 
 
@@ -885,14 +894,20 @@ def heal_amount(roll: int, target_hp: int, target_max_hp: int, healer_fr: int) -
     return max(0, min(roll - target_hp, healer_fr, target_max_hp - target_hp))
 
 
-def heal_odds(target_hp: int, target_max_hp: int, healer_fr: int) -> dict[int, Fraction]:
-    """The chance of each amount healed, exactly."""
+def heal_odds(
+    target_hp: int, target_max_hp: int, healer_fr: int, *, reroll: bool = False
+) -> dict[int, Fraction]:
+    """The chance of each amount healed, exactly; `reroll`: Angelic Healing rolls again
+    when the first die heals nothing (`rerolls_heal`)."""
     odds: dict[int, Fraction] = {}
     for amount in range(0, max(0, min(healer_fr, target_max_hp - target_hp)) + 1):
         odds[amount] = Fraction(0)
     for face in FACES:
         amount = heal_amount(face, target_hp, target_max_hp, healer_fr)
         odds[amount] += Fraction(1, DIE)
+    if reroll:
+        nothing = odds[0]
+        odds = {a: (c * nothing if a == 0 else c + nothing * c) for a, c in odds.items()}
     return odds
 
 
@@ -901,8 +916,42 @@ def revives(roll: int, target_fr: int) -> bool:
     return roll <= target_fr
 
 
-def revive_chance(target_fr: int) -> Fraction:
-    return Fraction(max(0, min(DIE, target_fr)), DIE)
+def revive_chance(target_fr: int, *, reroll: bool = False) -> Fraction:
+    """`reroll`: Angelic Healing rolls again after a failed Revive (`rerolls_revive`)."""
+    once = Fraction(max(0, min(DIE, target_fr)), DIE)
+    return 1 - (1 - once) ** 2 if reroll else once
+
+
+def rerolls_heal(healer: Figure, amount: int) -> bool:
+    """Angelic Healing ("may re-roll Healing and Revive rolls"): the site re-rolls a Heal
+    that heals nothing; the second die stands. A Heal that heals something is kept."""
+    return healer.has(ANGELIC_HEALING) and amount == 0
+
+
+def rerolls_revive(reviver: Figure, revived: bool) -> bool:
+    """Angelic Healing: the site re-rolls a failed Revive; the second die stands."""
+    return reviver.has(ANGELIC_HEALING) and not revived
+
+
+# --- outcomes the players carry out at the table ----------------------------------------------
+
+
+def reach_words(inches: int) -> str:
+    """Reach (Great Weapon 1", Polearm 2"): the site knows no positions (P2)."""
+    return (
+        f'Reach {inches}": it may attack a figure up to {inches}" away, and a charge '
+        f'succeeds if it ends within {inches}" of the target.'
+    )
+
+
+def blast_words(blast: int, hit: bool) -> str:
+    """Blast: every figure within the rating is pushed that far; the firer picks the
+    direction on a hit, the defender on a miss (positions are the players', P2)."""
+    chooser = "the firer" if hit else "the defender"
+    return (
+        f'Blast {blast}: push every figure within {blast}" of the target {blast}" '
+        f"({chooser} picks the direction)."
+    )
 
 
 def jump_modifiers(figure: Figure, movement: Movement) -> tuple[Modifier, ...]:
@@ -1241,19 +1290,78 @@ def status_words(status: Status) -> str:
     return {ACTIVE: "active", UNCONSCIOUS: "Unconscious", OUT_OF_ACTION: "Out of Action"}[status]
 
 
+WALL, EARTH_WARD, EMPOWERED = "wall", "earth-ward", "empowered"
+DISPEL_MAGIC = "dispel-magic"
+
+
+@dataclass(frozen=True, slots=True)
+class Wards:
+    """Protective Wall and Earth Ward, the next time a figure sustains damage."""
+
+    damage: int  # what the figure loses: halved (rounded down) by an Earth Ward marker
+    earth_ward: bool  # one Earth Ward marker is discarded
+    reflected: int  # Wall markers discarded: the attacker suffers that much damage
+
+    def words(self, before: int, attacker: str) -> str:
+        said = []
+        if self.earth_ward:
+            said.append(f"Earth Ward halves {before} damage to {self.damage}.")
+        if self.reflected:
+            marker = "marker" if self.reflected == 1 else "markers"
+            said.append(
+                f"Wall: {self.reflected} {marker} discarded; {attacker} suffers "
+                f"{self.reflected} damage."
+            )
+        return " ".join(said)
+
+
+def wards(damage: int, markers: Mapping[str, int]) -> Wards:
+    """What the target's wards do to `damage` it would sustain (1 or more; 0 is no damage
+    and spends nothing). Earth Ward: discard one marker to halve it (rounded down, as P3
+    halves). Protective Wall: "discard any number of markers": the site discards them all,
+    so the attacker suffers one damage per marker."""
+    if damage <= 0:
+        return Wards(max(0, damage), False, 0)
+    earth_ward = markers.get(EARTH_WARD, 0) > 0
+    return Wards(damage // 2 if earth_ward else damage, earth_ward, markers.get(WALL, 0))
+
+
+def dispelled(markers: Mapping[str, int], tier_index: int) -> list[str] | None:
+    """Dispel Magic's markers removed from the target: every spell effect at 3+ successes
+    (tier 1); at 1-2 (tier 0) one effect: the only kind of marker it has, or None when the
+    players must choose among several (declared as a change)."""
+    kinds = sorted(markers)
+    if tier_index >= 1 or len(kinds) <= 1:
+        return kinds
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """What an attack's hit did to the battle: record events, and the target's wards."""
+
+    events: list[Event]
+    warded: Wards | None = None
+    sustained: int = 0  # the damage the target would have lost before its wards
+
+    def words(self, attacker: str) -> str:
+        return "" if self.warded is None else self.warded.words(self.sustained, attacker)
+
+
 def apply_hit(
     state: BattleState,
     attacker_id: str,
     target_id: str,
     result: AttackResult,
     transfers: Sequence[tuple[str, Recipient]] = (),
-) -> list[Event]:
-    """An attack's result on the battle (P3): damage less what Friendship moves away, the
-    recipients' losses, Unconscious at 0 HP, Out of Action for an Unconscious figure hit."""
+) -> Hit:
+    """An attack's result on the battle (P3): damage less what Friendship moves away, then
+    the target's Earth Ward and Protective Wall (`wards`), the recipients' losses,
+    Unconscious at 0 HP, Out of Action for an Unconscious figure hit."""
     events: list[Event] = []
     target = _figure(state, target_id, "/target")
     if not result.hit:
-        return events
+        return Hit(events)
     kept = result.damage
     if transfers:
         if target["status"] != ACTIVE:
@@ -1263,6 +1371,18 @@ def apply_hit(
                 pointer="/transfers",
             )
         kept = check_transfers(result.damage, [r for _, r in transfers])
+    sustained = kept
+    warded: Wards | None = None
+    if target["status"] == ACTIVE and kept > 0:
+        warded = wards(kept, target["markers"])
+        kept = warded.damage
+        if warded.earth_ward:
+            add_markers(state, target_id, EARTH_WARD, -1)
+        if warded.reflected:
+            add_markers(state, target_id, WALL, -warded.reflected)
+            events += lose(state, attacker_id, warded.reflected)
+        if not warded.earth_ward and not warded.reflected:
+            warded = None
     before = target["status"]
     target["hp"], target["status"] = take_damage(
         target["hp"], target["status"], kept, result.success_rating
@@ -1281,7 +1401,7 @@ def apply_hit(
         friend["hp"], friend["status"] = lose_hp(friend["hp"], was, received(recipient))
         if friend["status"] != was:
             events.append({"figure": fid, "status": friend["status"], "by": None})
-    return events
+    return Hit(events, warded, sustained)
 
 
 def lose(state: BattleState, fid: str, amount: int) -> list[Event]:
@@ -1330,6 +1450,66 @@ def spell_markers(spell: str, plan: SpellPlan, result: SpellResult) -> tuple[str
     if per_tier is None:
         return marker, result.successes
     return marker, per_tier[plan.outcomes.index(result.tier)]
+
+
+# What the players do at the table after a spell (the site knows no positions, P2, and
+# makes no choice the rulebook leaves to a player), by outcome tier index; "*" for any tier.
+_ATTACKS = (
+    "Resolve the spell's attacks at the table (profile above) and declare the damage with "
+    '"Change a figure".'
+)
+SPELL_AT_THE_TABLE: Mapping[str, Mapping[int | str, str]] = {
+    "protective-wall": {2: "The three Wall markers may be shared among any number of targets."},
+    "soul-bond": {
+        "*": "The target may transfer damage to the caster at any distance (Friendship).",
+        1: "Choose an additional target and give it a Soul Bond marker.",
+    },
+    "dispel-magic": {},
+    "savage-exile": {"*": 'Push every figure within 5" X" directly away from the caster.'},
+    "uncanny-avenue": {"*": 'Place the caster within 10", out of sight of every enemy.'},
+    "clock-down": {"*": "At its next activation the target spends one action per marker."},
+    "sudden-fatigue": {
+        "*": "Choose the statistics at -1; declare the penalty on its rolls (one marker each)."
+    },
+    "ultimate-bad-luck": {"*": "Remove a marker at any time to force the figure to re-roll."},
+    "mana-obliteration": {
+        1: 'The target forgets one spell of the caster\'s choice: "Change a figure", Forget.',
+        2: 'The target forgets one spell of the caster\'s choice: "Change a figure", Forget.',
+    },
+    "seraphic-bolt": {"*": _ATTACKS},
+    "infernal-orb": {"*": _ATTACKS + " Blast pushes as the weapon rule says."},
+    "unlimited-sword-rain": {"*": _ATTACKS},
+    "unerring-fates-arrow": {"*": _ATTACKS},
+    "thunder-gods-bolt": {"*": _ATTACKS},
+    "god-or-demon-attack": {"*": _ATTACKS},
+    DRAGON_SLAYER: {"*": _ATTACKS + " It may hit friendly figures too."},
+    "clock-up": {"*": "The target has three actions at its next activation."},
+    "invigorate": {
+        "*": "Its next melee attack re-rolls and keeps the better (tick it on the attack).",
+        2: "The spell may affect one more target: give it the markers too.",
+    },
+    "extreme-speed": {"*": '+1" on all its movement next activation per marker.'},
+    "eagle-eye": {
+        "*": 'Its next spell or ranged attack gains +5" range (re-roll to hit from 2 markers, '
+        "ignores cover with 3); then remove the markers."
+    },
+}
+
+# What the players do at the table when an item is discarded.
+ITEM_AT_THE_TABLE: Mapping[str, str] = {
+    "escape-kit": "It leaves the melee before the dice are rolled: push it 5\", its player's way.",
+    "climbing-gear": "The Jump or Drop check is passed.",
+    "smoke-grenade": 'Place a 5" smoke template; it blocks line of sight until the turn ends.',
+    "tool-kit": "The objective roll passes with a Success Rating of 3.",
+}
+
+
+def spell_at_the_table(spell: str, tier_index: int | None) -> str:
+    """The players' part of a spell's outcome, in words ("" when the site applies it all)."""
+    if tier_index is None:
+        return ""
+    words = SPELL_AT_THE_TABLE.get(spell, {})
+    return " ".join(w for key in ("*", tier_index) if (w := words.get(key, "")))
 
 
 def discard_item(state: BattleState, fid: str, figure: Figure, item: str) -> None:

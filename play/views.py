@@ -171,6 +171,8 @@ def _screen_context(
                 reverse("play:watch", args=[battle.spectator_token])
             ),
             "spell_options": spell_options,
+            "dice_entry_off": presenters.dice_entry_off(battle),
+            "forgettable": presenters.forgettable(view.figures, catalogue),
             "spell_odds": presenters.spell_odds(battle, None, first_spell),
             "markers": list(table.MARKERS.items()),
             "items": table.ONE_USE_ITEMS,

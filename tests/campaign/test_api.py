@@ -421,6 +421,7 @@ def test_create_a_campaign_with_house_rules(clients, organiser):
         "points_for_win": 3,
         "points_for_draw": 1,
         "points_for_loss": 0,
+        "entered_rolls_allowed": True,
     }
     assert [(p["username"], p["is_organiser"]) for p in created["players"]] == [("olga", True)]
     campaign = Campaign.objects.get(pk=created["id"])
@@ -475,9 +476,38 @@ def test_house_rules_change_and_are_logged(world, clients):
     assert log[0]["data"] == {"changes": {"resources_for_win": [10, 12]}}
 
 
+def test_entered_rolls_setting_round_trip(world, clients):
+    """P5: the house rule that forbids dice entered at the table, off and on again."""
+    url = campaign_url(world.campaign)
+    assert clients["alice"].get(url).json()["house_rules"]["entered_rolls_allowed"] is True
+    response = send(clients["organiser"], "patch", url, {"entered_rolls_allowed": False})
+    assert response.status_code == 200
+    assert response.json()["house_rules"]["entered_rolls_allowed"] is False
+    assert clients["alice"].get(url).json()["house_rules"]["entered_rolls_allowed"] is False
+    world.campaign.refresh_from_db()
+    assert world.campaign.house_rules.entered_rolls_allowed is False
+    log = clients["alice"].get(f"{url}log/").json()["results"]
+    assert log[0]["data"] == {"changes": {"entered_rolls_allowed": [True, False]}}
+    assert log[0]["message"].endswith(
+        "Dice rolled at the table may be entered in battles (P5) yes -> no."
+    )
+    response = send(clients["organiser"], "patch", url, {"entered_rolls_allowed": True})
+    assert response.json()["house_rules"]["entered_rolls_allowed"] is True
+
+
+def test_a_new_campaign_may_forbid_entered_rolls(clients):
+    body = {"name": "Strict Cup", "entered_rolls_allowed": False}
+    response = send(clients["organiser"], "post", BASE, body)
+    assert response.status_code == 201, response.content
+    assert response.json()["house_rules"]["entered_rolls_allowed"] is False
+
+
 @pytest.mark.parametrize(
     ("body", "errors"),
     [
+        ({"entered_rolls_allowed": "no"}, [("/entered_rolls_allowed", "invalid")]),
+        ({"entered_rolls_allowed": 0}, [("/entered_rolls_allowed", "invalid")]),
+        ({"entered_rolls_allowed": None}, [("/entered_rolls_allowed", "null")]),
         ({"name": "Renamed"}, [("/name", "unknown-key")]),
         ({"resources_for_win": -1}, [("/resources_for_win", "min-value")]),
         ({"resources_for_win": "lots"}, [("/resources_for_win", "invalid")]),

@@ -89,6 +89,21 @@ def test_a_setting_must_be_a_whole_number(name, value):
     assert problems(**{name: value}) == [f"{LABELS[name]} must be a whole number."]
 
 
+@pytest.mark.parametrize("value", [True, False])
+def test_entered_rolls_is_yes_or_no(value):
+    """P5's house rule: a flag, not a number (so not in `number_names`)."""
+    assert problems(entered_rolls_allowed=value) == []
+    assert HouseRules(entered_rolls_allowed=value).entered_rolls_allowed is value
+    assert "entered_rolls_allowed" not in NUMBERS
+
+
+@pytest.mark.parametrize("value", [1, 0, "yes", None])
+def test_entered_rolls_refuses_anything_but_a_flag(value):
+    assert problems(entered_rolls_allowed=value) == [
+        f"{LABELS['entered_rolls_allowed']} must be yes or no (true or false)."
+    ]
+
+
 def test_every_problem_is_reported_at_once():
     assert problems(
         resources_for_win=-1, xp_per_objective=MAX_SETTING + 1, points_for_loss=1.5

@@ -518,6 +518,31 @@ def test_the_organiser_changes_the_house_rules(client, campaign, organiser):
     assert "Resources for a win (R15) 10 -> 12" in event.message
 
 
+def test_the_organiser_forbids_and_allows_entered_rolls(client, campaign, organiser, alice):
+    """P5's house rule on the form: an unticked box is "no", a ticked one "yes"."""
+    url = reverse("campaign:house_rules", args=[campaign.pk])
+    page = html(login(client, organiser).get(url))
+    box = '<input type="checkbox" name="entered_rolls_allowed" id="id_entered_rolls_allowed"'
+    assert f"{box} checked>" in page
+    data = rules_post(campaign)
+    del data["entered_rolls_allowed"]  # the box unticked posts nothing
+    assert client.post(url, data).status_code == 302
+    campaign.refresh_from_db()
+    assert campaign.entered_rolls_allowed is False
+    event = campaign.events.get(kind=CampaignEvent.Kind.HOUSE_RULES_CHANGED)
+    assert event.data == {"changes": {"entered_rolls_allowed": [True, False]}}
+    page = html(client.get(url))
+    assert f"{box}>" in page
+    words = html(login(client, alice).get(url))
+    assert "<strong>only the server's dice</strong> are used" in words
+    assert "<td>no</td>" in words
+    login(client, organiser)
+    assert client.post(url, {**data, "entered_rolls_allowed": "on"}).status_code == 302
+    campaign.refresh_from_db()
+    assert campaign.entered_rolls_allowed is True
+    assert "dice rolled at the table <strong>may be entered</strong>" in html(client.get(url))
+
+
 @pytest.mark.parametrize(
     ("changes", "field", "message"),
     [
