@@ -200,8 +200,8 @@ class BattleForce(models.Model):
             )
         ]
         indexes = [
-            # Covering (PostgreSQL): the standings count a campaign's outcomes from the
-            # index alone, with the battle to join to (campaign.selectors.standings).
+            # Covering (PostgreSQL): a force's outcomes from the index alone, with the
+            # battle to join to (the tallies' recount, `campaign.tallies`).
             models.Index(
                 fields=["campaign_force", "outcome"],
                 include=["battle"],
@@ -281,13 +281,6 @@ class LedgerEntry(models.Model):
         indexes = [
             models.Index(fields=["campaign_force", "id"]),
             models.Index(fields=["campaign", "id"]),
-            # Covering (PostgreSQL): every force's balance in a campaign from the index
-            # alone (campaign.selectors.standings).
-            models.Index(
-                fields=["campaign", "campaign_force"],
-                include=["amount"],
-                name="ledger_campaign_force_amount",
-            ),
         ]
 
     def __str__(self) -> str:

@@ -10,8 +10,9 @@ large table (battles, their forces and members' results, the ledger) is filtered
 constant (the campaign's id, or its forces' ids), never only through a join or a
 correlated subquery. PostgreSQL plans those for a generic key, estimated as the table's
 rows over its distinct keys; where a few forces have thousands of battles each, that
-estimate made it hash the whole site's battles instead (`standings`; a PostgreSQL test
-counts the rows each plan reads).
+estimate made it hash the whole site's battles instead (the standings did, when they
+counted battles; a PostgreSQL test counts the rows each plan reads). The standings now
+read no battles at all: each campaign force carries its tallies (`campaign.tallies`).
 """
 
 from dataclasses import dataclass
