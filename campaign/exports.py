@@ -36,6 +36,7 @@ from campaign.models import (
     LedgerEntry,
 )
 from campaign.progression import HouseRules, InvalidHouseRules
+from campaign.tallies import recount_standings
 from dbd_site.errors import DomainError
 from roster import selectors as roster_selectors
 from roster import services as roster_services
@@ -443,6 +444,8 @@ def _import(data: dict[str, Any], *, reuse_users: bool) -> Campaign:
         )
         for i, e in enumerate(data["log"])
     )
+    # The standings' tallies, from the battles and ledger just imported.
+    recount_standings(CampaignForce.objects.filter(pk__in=[cf.pk for cf in forces]))
     # Each copy evaluated under the campaign's policy (its thresholds; Resources = cost
     # plus the ledger's balance), now that its ledger is in.
     for cf in forces:

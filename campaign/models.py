@@ -105,6 +105,16 @@ class CampaignForce(models.Model):
     )
     entered_at = models.DateTimeField(default=timezone.now)
     retired_at = models.DateTimeField(null=True, blank=True)
+    # Tallies the standings read, so they cost the same however many battles the
+    # campaign has: confirmed battles won, drawn and lost (R14; a voided one counts for
+    # nothing, R15a) and the ledger's balance (R15). Kept by `campaign.services` alone,
+    # in the transaction of each battle confirmed or voided and each ledger entry;
+    # `campaign.tallies.recount_standings` says what they are, from the battles and the
+    # ledger (the migration, bulk seeds and the tests use it).
+    won = models.PositiveIntegerField(default=0, editable=False)
+    drawn = models.PositiveIntegerField(default=0, editable=False)
+    lost = models.PositiveIntegerField(default=0, editable=False)
+    balance = models.IntegerField(default=0, editable=False)
 
     class Meta:
         ordering = ["entered_at", "id"]
@@ -193,8 +203,8 @@ class BattleForce(models.Model):
             )
         ]
         indexes = [
-            # Covering (PostgreSQL): the standings count a campaign's outcomes from the
-            # index alone, with the battle to join to (campaign.selectors.standings).
+            # Covering (PostgreSQL): a force's outcomes from the index alone, with the
+            # battle to join to (the tallies' recount, `campaign.tallies`).
             models.Index(
                 fields=["campaign_force", "outcome"],
                 include=["battle"],
@@ -274,13 +284,6 @@ class LedgerEntry(models.Model):
         indexes = [
             models.Index(fields=["campaign_force", "id"]),
             models.Index(fields=["campaign", "id"]),
-            # Covering (PostgreSQL): every force's balance in a campaign from the index
-            # alone (campaign.selectors.standings).
-            models.Index(
-                fields=["campaign", "campaign_force"],
-                include=["amount"],
-                name="ledger_campaign_force_amount",
-            ),
         ]
 
     def __str__(self) -> str:

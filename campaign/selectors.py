@@ -10,8 +10,9 @@ large table (battles, their forces and members' results, the ledger) is filtered
 constant (the campaign's id, or its forces' ids), never only through a join or a
 correlated subquery. PostgreSQL plans those for a generic key, estimated as the table's
 rows over its distinct keys; where a few forces have thousands of battles each, that
-estimate made it hash the whole site's battles instead (`standings`; a PostgreSQL test
-counts the rows each plan reads).
+estimate made it hash the whole site's battles instead (the standings did, when they
+counted battles; a PostgreSQL test counts the rows each plan reads). The standings now
+read no battles at all: each campaign force carries its tallies (`campaign.tallies`).
 """
 
 from dataclasses import dataclass
@@ -28,7 +29,6 @@ from django.db.models import (
     QuerySet,
     Subquery,
     Sum,
-    Value,
     Window,
 )
 from django.db.models.fields.json import KeyTextTransform
@@ -114,9 +114,10 @@ def campaign_force_for(*, user: User, force_id: int) -> CampaignForce | None:
 
 
 def balance(*, campaign_force: CampaignForce) -> int:
-    """The ledger's sum: the force's Resources to spend (R15)."""
-    total = campaign_force.ledger_entries.aggregate(total=Sum("amount"))["total"]
-    return total or 0
+    """The force's Resources to spend (R15): the ledger's sum, as the write path keeps it
+    on the force's row (`campaign.tallies`). Read from the row, not the instance given,
+    which may be older than the last write."""
+    return CampaignForce.objects.values_list("balance", flat=True).get(pk=campaign_force.pk)
 
 
 def ledger_with_running_balance(*, campaign_force: CampaignForce) -> QuerySet[LedgerEntry]:
@@ -133,18 +134,6 @@ def ledger_with_running_balance(*, campaign_force: CampaignForce) -> QuerySet[Le
         )
         .annotate(running_balance=Window(Sum("amount"), order_by="id"))
         .order_by("id")
-    )
-
-
-def _balances_subquery(campaign: Campaign) -> Subquery:
-    # The campaign as a constant, not only the outer force: the plan's estimate is then
-    # the campaign's own ledger, never the site's average per force (see `standings`).
-    return Subquery(
-        LedgerEntry.objects.filter(campaign_id=campaign.pk, campaign_force=OuterRef("pk"))
-        .values("campaign_force")
-        .annotate(total=Sum("amount"))
-        .values("total"),
-        output_field=IntegerField(),
     )
 
 
@@ -166,47 +155,11 @@ class StandingRow:
     retired: bool
 
 
-def _outcome_counts(campaign: Campaign, force_ids: list[int]) -> dict[tuple[int, str], int]:
-    """{(campaign force pk, outcome): confirmed battles}, from the campaign's own rows.
-
-    One grouped query, with both tables filtered by constants: the battles by the
-    campaign (index `campaign, status, -played_on`), their rows by the campaign's force
-    ids (index `campaign_force, outcome`). A correlated subquery per force was planned
-    for a generic force id, estimated at the table's rows over its distinct forces, and
-    where a few forces had thousands of battles each (one long campaign among few
-    players) PostgreSQL chose to hash every confirmed battle on the site once per
-    force and outcome. With constants in the WHERE clause the estimates are the
-    campaign's own, and every plan on offer reads only its rows.
-    """
-    rows = (
-        BattleForce.objects.filter(
-            campaign_force_id__in=force_ids,
-            battle__campaign_id=campaign.pk,
-            battle__status=Battle.Status.CONFIRMED,
-        )
-        .order_by()
-        .values_list("campaign_force_id", "outcome")
-        .annotate(n=Count("*"))  # not a column: the covering index answers alone
-    )
-    return {(cf_id, outcome): n for cf_id, outcome, n in rows}
-
-
-def _balances(campaign: Campaign) -> dict[int, int]:
-    """{campaign force pk: ledger balance (R15)} for the campaign's forces, one grouped
-    query over the campaign's ledger (index `campaign, id`)."""
-    rows = (
-        LedgerEntry.objects.filter(campaign_id=campaign.pk)
-        .order_by()
-        .values_list("campaign_force_id")
-        .annotate(total=Sum("amount"))
-    )
-    return dict(rows)
-
-
 def standings(*, campaign: Campaign) -> list[StandingRow]:
-    """The table, from confirmed battles only: three queries (the forces, their outcome
-    counts, their balances), each reading only the campaign's rows however many
-    battles it, or the site, has."""
+    """The table, from confirmed battles only (R14, R15a): one query, the campaign's
+    forces with the tallies the write path keeps on them (won, drawn, lost, balance;
+    `campaign.tallies`), so its cost follows the campaign's forces, never its battles.
+    Points and order come from the house rules in force now (`progression.standings`)."""
     forces = list(
         campaign.forces.select_related("force", "player")
         # The rating is one number of the stored evaluation: read it, not the whole JSON.
@@ -215,17 +168,10 @@ def standings(*, campaign: Campaign) -> list[StandingRow]:
         .order_by("id")
     )
     by_pk = {cf.pk: cf for cf in forces}
-    counts = _outcome_counts(campaign, list(by_pk))
-    balances = _balances(campaign)
-    Outcome = BattleForce.Outcome
     table = progression.standings(
         (
             progression.Record(
-                key=cf.pk,
-                name=cf.force.name,
-                won=counts.get((cf.pk, Outcome.WIN), 0),
-                drawn=counts.get((cf.pk, Outcome.DRAW), 0),
-                lost=counts.get((cf.pk, Outcome.LOSS), 0),
+                key=cf.pk, name=cf.force.name, won=cf.won, drawn=cf.drawn, lost=cf.lost
             )
             for cf in forces
         ),
@@ -244,7 +190,7 @@ def standings(*, campaign: Campaign) -> list[StandingRow]:
                 drawn=standing.drawn,
                 lost=standing.lost,
                 points=standing.points,
-                resources=balances.get(cf.pk, 0),
+                resources=cf.balance,
                 rating=int(cf.rating or 0),
                 retired=cf.retired_at is not None,
             )
@@ -534,14 +480,10 @@ def dashboard(*, campaign: Campaign, recent: int = 10, log: int = 10) -> Dashboa
 def campaign_forces_with_members(
     *, campaign: Campaign, include_retired: bool = True
 ) -> QuerySet[CampaignForce]:
-    """`campaign_forces` with each ledger `balance` annotated and members prefetched
-    (in document order): a fixed number of queries however many forces."""
-    return (
-        campaign_forces(campaign=campaign, include_retired=include_retired)
-        .annotate(balance=Coalesce(_balances_subquery(campaign), Value(0)))
-        .prefetch_related(
-            Prefetch("force__members", queryset=Member.objects.order_by("position", "id"))
-        )
+    """`campaign_forces` with members prefetched (in document order): a fixed number of
+    queries however many forces; each force's ledger `balance` is its tally."""
+    return campaign_forces(campaign=campaign, include_retired=include_retired).prefetch_related(
+        Prefetch("force__members", queryset=Member.objects.order_by("position", "id"))
     )
 
 

@@ -15,6 +15,13 @@ order, and a campaign force row before its force row (the write path takes them 
 order too), so concurrent calls queue instead of deadlocking. Balances are read only
 under the campaign force's row lock: no lost update, no overdraft.
 
+Tallies: each campaign force's won / drawn / lost and balance (what the standings read)
+move here and nowhere else, in the same transaction as what they count: `_entry` adds
+every ledger entry's amount to the balance, `confirm_battle` adds one battle of each
+force's outcome and `void_battle` takes a confirmed one away. Each is one UPDATE of
+`F() + n`, atomic in the database whatever the locks. `campaign.tallies` recounts them
+from the battles and the ledger (the tests hold the two equal).
+
 Refusals raise `dbd_site.errors` kinds with stable codes.
 """
 
@@ -26,7 +33,7 @@ from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
-from django.db.models import Sum
+from django.db.models import F, Sum
 from django.utils import timezone
 
 from campaign import progression
@@ -42,6 +49,7 @@ from campaign.models import (
     new_invite_token,
 )
 from campaign.progression import HouseRules, InvalidHouseRules
+from campaign.tallies import TALLY_FOR_OUTCOME
 from dbd_site.errors import Conflict, Invalid, NotAllowed, NotFound, Problem, declare_codes
 from dbd_site.inputs import is_whole_number
 from roster import engine
@@ -184,7 +192,9 @@ def _entry(
     battle: Battle | None = None,
     reverses: LedgerEntry | None = None,
 ) -> LedgerEntry:
-    return LedgerEntry.objects.create(
+    """The one way a ledger entry is written (R15); the force's balance tally moves
+    with it."""
+    entry = LedgerEntry.objects.create(
         campaign_id=campaign_force.campaign_id,
         campaign_force=campaign_force,
         amount=amount,
@@ -193,6 +203,17 @@ def _entry(
         battle=battle,
         reverses=reverses,
         created_by=by,
+    )
+    CampaignForce.objects.filter(pk=campaign_force.pk).update(balance=F("balance") + amount)
+    return entry
+
+
+def _count_battle(battle_force: BattleForce, battles: int) -> None:
+    """Add `battles` (1 when confirmed, -1 when a confirmed battle is voided) to the
+    force's tally of its outcome (R14, R15a)."""
+    tally = TALLY_FOR_OUTCOME[battle_force.outcome]
+    CampaignForce.objects.filter(pk=battle_force.campaign_force_id).update(
+        **{tally: F(tally) + battles}
     )
 
 
@@ -976,6 +997,7 @@ def confirm_battle(*, battle: Battle, by: AbstractBaseUser) -> Battle:
             by,
             battle=battle,
         )
+        _count_battle(bf, 1)
         roster_services.award_xp(
             force=cf.force, xp=xp, description=f"battle {battle.pk} confirmed"
         )
@@ -1098,6 +1120,7 @@ def void_battle(*, battle: Battle, by: AbstractBaseUser, reason: str = "") -> Ba
         rules = campaign.house_rules
         for bf in battle_forces:
             cf = forces[bf.campaign_force_id]
+            _count_battle(bf, -1)
             taken = {r.member_id: r.xp_awarded for r in bf.member_results.all() if r.member_id}
             members = {m.pk: m for m in Member.objects.filter(pk__in=list(taken))}
             keep: dict[int, int] = {}

@@ -26,6 +26,7 @@ from campaign.models import (
     CampaignPlayer,
     LedgerEntry,
 )
+from campaign.tallies import TALLIES, recounted
 from roster import selectors
 from roster.engine import evaluate
 from roster.models import Force, Member
@@ -75,6 +76,16 @@ def test_every_seeded_evaluation_is_the_engines():
         assert force.evaluation == selectors.evaluate_force(force=force).as_dict(), force.name
 
 
+def assert_tallies_recount() -> None:
+    """The standings' tallies the seed leaves are what the battles and ledger give."""
+    forces = CampaignForce.objects.all()
+    stored = {
+        pk: dict(zip(TALLIES, values, strict=True))
+        for pk, *values in forces.values_list("pk", *TALLIES)
+    }
+    assert stored == recounted(forces)
+
+
 def test_seeded_campaigns_add_up():
     seed()
     for cf in CampaignForce.objects.select_related("force"):
@@ -89,6 +100,7 @@ def test_seeded_campaigns_add_up():
             assert member.xp == earned
         outcomes = set(cf.battle_entries.values_list("outcome", flat=True))
         assert outcomes <= {"win", "draw", "loss"}
+    assert_tallies_recount()
 
 
 def test_seed_scale_refuses_a_prefix_twice_and_too_few_forces():
@@ -151,6 +163,8 @@ def test_grow_campaign_adds_older_battles_and_keeps_the_campaign_consistent():
     )
     for force in forces:
         assert force.evaluation == selectors.evaluate_force(force=force).as_dict(), force.name
+    assert_tallies_recount()
+    assert sum(campaign.forces.values_list("won", flat=True)) > 0
     # Already there: nothing to add.
     out = io.StringIO()
     call_command("seed_scale", grow_campaign=campaign.pk, to_battles=25, stdout=out)
@@ -179,6 +193,9 @@ def test_site_battles_grow_the_site_in_long_campaigns_of_three():
             ]
             assert outcomes in (["loss", "win"], ["draw", "draw"])
             assert [battle.winner_id] == (winner or [None])
+        played = campaign.forces.values_list("won", "drawn", "lost")
+        assert sum(sum(tallies) for tallies in played) == 2 * battles
+    assert_tallies_recount()
 
 
 def test_the_counting_cache_counts_what_it_knows_and_keeps_the_rest():

@@ -13,11 +13,11 @@ BASE = "/api/v1/campaigns/"
 # Per request: the session and its user (2), the campaign (1), then the work itself.
 REQUEST = 2 + 1
 QUERIES = {
-    "standings/": REQUEST + 3,  # the forces, then their outcome counts and balances
+    "standings/": REQUEST + 1,  # the forces with their tallies
     "battles/": REQUEST + 4,  # the count, the page, its forces, their members' results
     "battles/?status=pending": REQUEST + 4,
     "battles/?status=confirmed&limit=200": REQUEST + 4,
-    "forces/": REQUEST + 3,  # the count, the page (balances annotated), the members
+    "forces/": REQUEST + 3,  # the count, the page (balances are tallies), the members
     "level-ups/": REQUEST + 1,
     "log/": REQUEST + 2,  # the count, the page
     "": REQUEST + 1,  # the detail: its players

@@ -171,6 +171,13 @@ def test_the_old_standings_shape_is_what_this_catches(world):
         .values("n")
     )
     read_rows = read_by(
-        lambda: list(world.forces.annotate(won=Subquery(wins, output_field=IntegerField())))
+        lambda: list(world.forces.annotate(wins=Subquery(wins, output_field=IntegerField())))
     )
     assert read_rows["campaign_battle"] >= OTHER_BATTLES
+
+
+def test_the_standings_read_no_battles_and_no_ledger(world):
+    """The standings read the tallies on the campaign's forces (`campaign.tallies`): no
+    row of a table that grows with battles, however many the campaign or site has."""
+    read_rows = read_by(lambda: selectors.standings(campaign=world))
+    assert {table: read_rows[table] for table in LARGE} == dict.fromkeys(LARGE, 0)

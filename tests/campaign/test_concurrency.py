@@ -25,6 +25,7 @@ from roster import services as roster_services
 from roster.models import Force, Member
 from rules.loader import clear_catalogue_cache
 from tests.campaign.conftest import freeform_force, record
+from tests.campaign.test_tallies import assert_tallies_recount
 from tests.roster.builders import student
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -104,6 +105,7 @@ def test_twenty_spends_at_once_never_overdraw(campaign, organiser, alice, red):
     assert running[-1] == sum(red.ledger_entries.values_list("amount", flat=True)) == 0
     force = Force.objects.get(pk=red.force_id)
     assert force.resources == max(1, force.evaluation["total_cost"])
+    assert_tallies_recount(campaign)
 
 
 def test_two_confirmations_at_once_apply_the_battle_once(
@@ -127,6 +129,10 @@ def test_two_confirmations_at_once_apply_the_battle_once(
     assert selectors.balance(campaign_force=blue) == 50
     assert set(Member.objects.filter(force_id=red.force_id).values_list("xp", flat=True)) == {2}
     assert set(Member.objects.filter(force_id=blue.force_id).values_list("xp", flat=True)) == {1}
+    # The standings' tallies took the battle once too.
+    tallies = CampaignForce.objects.order_by("pk").values_list("pk", "won", "drawn", "lost")
+    assert list(tallies) == [(red.pk, 1, 0, 0), (blue.pk, 0, 0, 1)]
+    assert_tallies_recount(campaign)
 
 
 def test_confirmations_and_spends_at_once_through_the_api(
@@ -165,6 +171,7 @@ def test_confirmations_and_spends_at_once_through_the_api(
     assert selectors.balance(campaign_force=red) == 15
     force = Force.objects.get(pk=red.force_id)
     assert force.resources == force.evaluation["total_cost"] + 15
+    assert_tallies_recount(campaign)
 
 
 # --- roster writes ------------------------------------------------------------------------------

@@ -8,7 +8,8 @@ from django.http import Http404
 from django.utils import timezone
 
 from campaign import selectors, services
-from campaign.models import Battle, BattleForce, BattleMemberResult, LedgerEntry
+from campaign.models import Battle, BattleForce, BattleMemberResult, CampaignForce, LedgerEntry
+from campaign.tallies import recount_standings
 from roster import services as roster_services
 from roster.models import Member
 from tests.campaign.conftest import TODAY, everyone, make_user, record
@@ -188,11 +189,13 @@ def bulk_battles(campaign, red, blue, confirmer, n: int) -> None:
     BattleMemberResult.objects.bulk_create(results)
     LedgerEntry.objects.bulk_create(entries)
     Member.objects.filter(force_id__in=[red.force_id, blue.force_id]).update(xp=n)
+    # The standings' tallies, as the services would have kept them.
+    recount_standings(CampaignForce.objects.filter(pk__in=[red.pk, blue.pk]))
 
 
 DASHBOARD_QUERIES = {
-    # The forces, their outcome counts, their balances: each by the campaign's own keys.
-    "standings": (lambda c, u: selectors.standings(campaign=c), 3),
+    # The forces with their tallies (won, drawn, lost, balance), whatever the battles.
+    "standings": (lambda c, u: selectors.standings(campaign=c), 1),
     "recent_battles": (lambda c, u: selectors.recent_battles(campaign=c), 2),
     "pending_confirmations": (
         lambda c, u: selectors.pending_confirmations(campaign=c, user=u),
@@ -200,7 +203,7 @@ DASHBOARD_QUERIES = {
     ),
     "level_ups_waiting": (lambda c, u: selectors.level_ups_waiting(campaign=c), 1),
     "campaign_log": (lambda c, u: list(selectors.campaign_log(campaign=c, limit=10)), 1),
-    "dashboard": (lambda c, u: selectors.dashboard(campaign=c), 7),
+    "dashboard": (lambda c, u: selectors.dashboard(campaign=c), 5),
     "resources_history": (lambda c, u: selectors.resources_history(campaign=c), 4),
     "xp_history": (lambda c, u: selectors.xp_history(campaign=c), 4),
 }

@@ -465,7 +465,7 @@ def test_the_dashboard_queries_do_not_grow_with_battles(
 
 # The page's own reads (the bench's bounded campaign queries), and one for the battles
 # being played now (play mode's panel; none here): the same at 1 and at 200 battles.
-DASHBOARD_QUERIES = 15
+DASHBOARD_QUERIES = 13
 
 
 # --- invitation link -------------------------------------------------------------------------

@@ -10,7 +10,8 @@ Everything is written with bulk inserts in batches, inside one transaction:
 - each campaign has players, a campaign copy of a force per player, the Resources ledger
   (R15), confirmed battles with every member's results and XP (R16) and the campaign log.
   A campaign force's members carry the XP of their battles and its Resources are cost plus
-  balance, as `campaign.services` keeps them; its evaluation is computed once per distinct
+  balance, as `campaign.services` keeps them (the standings' tallies too, recounted once
+  the rows are in); its evaluation is computed once per distinct
   (template, XP, Resources) and reused.
 
 Every stored evaluation equals what the engine says for that force's content
@@ -60,6 +61,7 @@ from campaign.models import (
     LedgerEntry,
 )
 from campaign.progression import HouseRules
+from campaign.tallies import recount_standings
 from roster import engine
 from roster import selectors as roster_selectors
 from roster import services as roster_services
@@ -287,6 +289,8 @@ def bulk_battles(
     insert(results, batch_size=batch_size)
     insert(ledger, batch_size=batch_size)
     insert(events, batch_size=batch_size)
+    # The standings' tallies, as the services keep them, from the rows just written.
+    recount_standings(CampaignForce.objects.filter(pk__in=list(totals)))
     return {pk: (xp, amount) for pk, (xp, amount) in totals.items()}
 
 
@@ -615,6 +619,7 @@ def site_battles(seeder: "Seeder", total: int, *, per_campaign: int) -> int:
             _copy_rows(LedgerEntry, LEDGER_COLUMNS, ledger)
             seeder.count("battles", len(chunk))
             seeder.say(f"  battles: {seeder.counts['battles']:,} of {added:,}")
+        recount_standings(campaign.forces.all())
         if left == 0:
             break
     return added
