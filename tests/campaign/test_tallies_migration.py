@@ -1,4 +1,4 @@
-"""Migration `campaign/0003_campaign_force_tallies` fills the tallies of existing campaign
+"""Migration `campaign/0004_campaign_force_tallies` fills the tallies of existing campaign
 forces from their battles and ledger (R14, R15, R15a), on SQLite and on PostgreSQL."""
 
 import datetime
@@ -14,8 +14,8 @@ from rules.loader import clear_catalogue_cache
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-BEFORE = [("campaign", "0002_bounded_standings_indexes")]
-AFTER = [("campaign", "0003_campaign_force_tallies")]
+BEFORE = [("campaign", "0003_entered_rolls_allowed")]
+AFTER = [("campaign", "0004_campaign_force_tallies")]
 
 
 @pytest.fixture(autouse=True)

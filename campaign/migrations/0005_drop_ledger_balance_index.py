@@ -5,7 +5,7 @@ from django.db import migrations
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("campaign", "0003_campaign_force_tallies"),
+        ("campaign", "0004_campaign_force_tallies"),
     ]
 
     operations = [

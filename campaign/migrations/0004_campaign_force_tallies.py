@@ -12,7 +12,7 @@ def fill_tallies(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("campaign", "0002_bounded_standings_indexes"),
+        ("campaign", "0003_entered_rolls_allowed"),
     ]
 
     operations = [
