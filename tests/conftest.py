@@ -1,4 +1,5 @@
 import pytest
+from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
 from rules.catalogue import Catalogue
@@ -27,3 +28,41 @@ def _empty_cache():
     cache.clear()
     yield
     cache.clear()
+
+
+# --- the people of the campaign and play tests -------------------------------------------
+
+
+def make_user(username: str):
+    return get_user_model().objects.create_user(username, password=f"pw-{username}-1234")
+
+
+@pytest.fixture
+def organiser():
+    return make_user("olga")
+
+
+@pytest.fixture
+def alice():
+    return make_user("alice")
+
+
+@pytest.fixture
+def bob():
+    return make_user("bob")
+
+
+@pytest.fixture
+def eve():
+    return make_user("eve")
+
+
+@pytest.fixture
+def campaign(organiser, alice, bob):
+    """Spring League: Olga organises, Alice and Bob have joined (no forces entered yet)."""
+    from campaign import services
+
+    made = services.create_campaign(organiser=organiser, name="Spring League")
+    services.join_campaign(user=alice, token=made.invite_token)
+    services.join_campaign(user=bob, token=made.invite_token)
+    return made

@@ -3,22 +3,18 @@
 import datetime
 
 import pytest
-from django.contrib.auth import get_user_model
 
 from campaign import services
-from campaign.models import Campaign, CampaignForce
+from campaign.models import CampaignForce
 from campaign.services import MemberOutcome
 from dbd_site.errors import DomainError
 from roster import selectors as roster_selectors
 from roster import services as roster_services
 from roster.models import Force, Member
+from tests.conftest import make_user  # noqa: F401 (the campaign tests import it from here)
 from tests.roster.builders import emma, force, student
 
 TODAY = datetime.date(2025, 3, 1)
-
-
-def make_user(username: str):
-    return get_user_model().objects.create_user(username, password=f"pw-{username}-1234")
 
 
 def freeform_force(owner, name: str, *, extra_equipment: tuple[str, ...] = ()) -> Force:
@@ -92,29 +88,6 @@ def everyone(campaign_force: CampaignForce, **per_name) -> list[MemberOutcome]:
         MemberOutcome(member=m, **per_name.get(m.name, {}))
         for m in campaign_force.force.members.all()
     ]
-
-
-@pytest.fixture
-def organiser():
-    return make_user("olga")
-
-
-@pytest.fixture
-def alice():
-    return make_user("alice")
-
-
-@pytest.fixture
-def bob():
-    return make_user("bob")
-
-
-@pytest.fixture
-def campaign(organiser, alice, bob) -> Campaign:
-    campaign = services.create_campaign(organiser=organiser, name="Spring League")
-    services.join_campaign(user=alice, token=campaign.invite_token)
-    services.join_campaign(user=bob, token=campaign.invite_token)
-    return campaign
 
 
 @pytest.fixture

@@ -59,11 +59,6 @@ def dice(monkeypatch):
 
 
 @pytest.fixture
-def eve():
-    return make_user("eve")
-
-
-@pytest.fixture
 def clients(organiser, alice, bob, eve) -> dict[str, APIClient]:
     return {
         "organiser": signed_in(organiser),

@@ -7,7 +7,6 @@ import pytest
 from campaign import services as campaign_services
 from play import services
 from roster import services as roster_services
-from tests.campaign.conftest import make_user
 from tests.roster.builders import emma, force, student
 
 
@@ -37,34 +36,6 @@ def play_force(owner, name: str):
     )
     made = roster_services.import_force(owner=owner, document=document)
     assert made.is_legal, made.evaluation["errors"]
-    return made
-
-
-@pytest.fixture
-def organiser():
-    return make_user("olga")
-
-
-@pytest.fixture
-def alice():
-    return make_user("alice")
-
-
-@pytest.fixture
-def bob():
-    return make_user("bob")
-
-
-@pytest.fixture
-def eve():
-    return make_user("eve")
-
-
-@pytest.fixture
-def campaign(organiser, alice, bob):
-    made = campaign_services.create_campaign(organiser=organiser, name="Spring League")
-    campaign_services.join_campaign(user=alice, token=made.invite_token)
-    campaign_services.join_campaign(user=bob, token=made.invite_token)
     return made
 
 
