@@ -262,7 +262,7 @@ class ForceListView(ForceApiView):
         return selectors.forces_listed_for(user=self.request.user)
 
     def get(self, request: Request) -> Response:
-        page = self.paginate_queryset(self.get_queryset())
+        page = selectors.refreshed(self.paginate_queryset(self.get_queryset()) or [])
         return self.get_paginated_response(self.get_serializer(page, many=True).data)
 
     def post(self, request: Request) -> Response:

@@ -122,7 +122,7 @@ def _force_context(
 @require_safe
 def force_list(request: HttpRequest) -> HttpResponse:
     forces = selectors.forces_for(user=request.user).select_related("campaign_entry__campaign")
-    freeform, by_campaign = group_forces(forces)
+    freeform, by_campaign = group_forces(selectors.refreshed(list(forces)))
     context = {
         "forces": freeform,
         "campaign_groups": by_campaign,
