@@ -134,15 +134,14 @@ class RulesUpdate:
                 "removed": [p for p in old if p not in new],
             }
 
+        def pair(before: Any, after: Any) -> dict[str, Any]:
+            return {"before": before, "after": after}
+
         return {
-            "from": self.from_version,
-            "to": self.to_version,
-            "cost": {"before": self.before.get("total_cost"), "after": self.after["total_cost"]},
-            "resources": {
-                "before": self.before.get("resources"),
-                "after": self.after["resources"],
-            },
-            "legal": {"before": bool(self.before.get("valid")), "after": self.after["valid"]},
+            "rules_version": pair(self.from_version, self.to_version),
+            "cost": pair(self.before.get("total_cost"), self.after["total_cost"]),
+            "resources": pair(self.before.get("resources"), self.after["resources"]),
+            "legal": pair(bool(self.before.get("valid")), self.after["valid"]),
             "errors": diff("errors"),
             "warnings": diff("warnings"),
             "refusals": [p.as_dict() for p in self.refusals],
