@@ -206,3 +206,87 @@ def test_the_schema_names_the_refusal_on_every_roster_edit(client):
     assert all("`rules-update-pending`" in op["responses"]["409"]["description"] for op in edits)
     accept = paths["/api/v1/rosters/{force_id}/rules-update/"]["post"]
     assert {"200", "404", "409", "412"} <= set(accept["responses"])
+
+
+# --- the pages ---------------------------------------------------------------------------
+
+
+def page_url(force: Force) -> str:
+    return f"/forces/{force.pk}/rules/"
+
+
+def text(response) -> str:
+    return " ".join(response.content.decode().split())
+
+
+def test_the_force_page_shows_a_notice_only_on_an_old_edition(client, owner, force, rules_change):
+    client.force_login(owner)
+    assert "Review the difference" not in text(client.get(f"/forces/{force.pk}/"))
+    rules_change(edition="dbd-core-2")
+    page = text(client.get(f"/forces/{force.pk}/"))
+    assert "New rules: dbd-core-2." in page
+    assert f'href="{page_url(force)}"' in page
+    # The shared (read-only) page has no notice: its visitors cannot move the force.
+    services.set_share_link(force=force, actor=None, enabled=True)
+    shared = text(client.get(f"/forces/shared/{stored(force).share_token}/"))
+    assert "Review the difference" not in shared
+
+
+def test_the_review_page_shows_the_difference(client, owner, force, new_edition):
+    client.force_login(owner)
+    page = text(client.get(page_url(force)))
+    assert "Move Test Force to the rules dbd-core-2?" in page
+    assert '<th scope="row">Cost</th><td>5</td><td>65</td>' in page
+    assert '<th scope="row">Resources</th><td>50</td><td>50</td>' in page
+    assert '<th scope="row">Legal</th><td>Yes</td><td>No</td>' in page
+    assert "Problems the move brings</h2> <ul><li>The force costs 65 but has 50 Resources." in page
+    assert "Problems the move mends" not in page
+    assert f'name="version" value="{force.version}"' in page
+
+
+def test_accepting_on_the_page_moves_the_force(client, owner, force, new_edition):
+    client.force_login(owner)
+    answer = client.post(page_url(force), {"version": force.version})
+    assert (answer.status_code, answer["Location"]) == (302, f"/forces/{force.pk}/")
+    now = stored(force)
+    assert (now.rules_version, now.version) == ("dbd-core-2", force.version + 1)
+    assert now.evaluation["total_cost"] == 65
+    # Nothing left to review: the review sends the owner back to the force.
+    again = client.get(page_url(force))
+    assert (again.status_code, again["Location"]) == (302, f"/forces/{force.pk}/")
+
+
+def test_accepting_a_stale_page_changes_nothing(client, owner, force, new_edition):
+    client.force_login(owner)
+    answer = client.post(page_url(force), {"version": force.version - 1})
+    assert answer.status_code == 409
+    assert "This force changed since this page was loaded" in text(answer)
+    assert stored(force).rules_version == "dbd-core-1"
+
+
+def test_a_stranger_cannot_review_or_move(client, stranger, force, new_edition):
+    client.force_login(stranger)
+    assert client.get(page_url(force)).status_code == 404
+    assert client.post(page_url(force), {"version": force.version}).status_code == 404
+    assert stored(force).rules_version == "dbd-core-1"
+
+
+@pytest.mark.parametrize(
+    ("path", "data"),
+    [
+        ("duplicate/", {}),
+        ("edit/", {"name": "Renamed", "resources": 50}),
+        ("members/{member}/remove/", {}),
+    ],
+)
+def test_builder_changes_wait_for_the_move(client, owner, force, new_edition, path, data):
+    client.force_login(owner)
+    before = stored(force)
+    member = force.members.first().pk
+    answer = client.post(f"/forces/{force.pk}/{path.format(member=member)}", data)
+    assert answer.status_code in (302, 400, 409), answer.status_code
+    followed = text(client.get(answer["Location"]) if answer.status_code == 302 else answer)
+    assert "move the force to the new rules before changing it" in followed
+    now = stored(force)
+    assert (now.name, now.version, Force.objects.count()) == (before.name, before.version, 1)
+    assert now.members.count() == 4
