@@ -19,6 +19,7 @@ RUN pip install . \
 USER app
 EXPOSE 8000
 
-# Migrate and load the rules (both idempotent), then serve. gunicorn reads its worker
+# Migrate, load the rules and work out again the evaluations stored with other rules'
+# content (all idempotent), then serve. gunicorn reads its worker
 # count from WEB_CONCURRENCY: 2 x cores + 1 unless set.
-CMD ["sh", "-c", "python manage.py migrate --noinput && python manage.py loaddata rules && export WEB_CONCURRENCY=\"${WEB_CONCURRENCY:-$((2 * $(nproc) + 1))}\" && exec gunicorn dbd_site.wsgi -b 0.0.0.0:8000 --access-logfile -"]
+CMD ["sh", "-c", "python manage.py migrate --noinput && python manage.py loaddata rules && python manage.py refresh_evaluations && export WEB_CONCURRENCY=\"${WEB_CONCURRENCY:-$((2 * $(nproc) + 1))}\" && exec gunicorn dbd_site.wsgi -b 0.0.0.0:8000 --access-logfile -"]

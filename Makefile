@@ -1,6 +1,6 @@
 # DBD Force Builder: everyday commands. GNU make; needs only Python 3.11 to start.
 #
-#   make run          set up .venv, migrate, load the rules, serve http://127.0.0.1:8000
+#   make run          set up .venv, migrate, load the rules, refresh evaluations, serve :8000
 #   make test         the whole suite: test-fast, then test-browser
 #   make test-fast    everything but the browser tests (pytest -m "not browser", parallel)
 #   make test-browser the browser tests in Debian's chromium (installed if missing)
@@ -64,6 +64,8 @@ run: $(STAMP)
 	mkdir -p var
 	$(DEV_ENV) $(MANAGE) migrate --noinput
 	$(DEV_ENV) $(MANAGE) loaddata rules
+	@# Stored evaluations follow the rules just loaded (issue #13).
+	$(DEV_ENV) $(MANAGE) refresh_evaluations
 	@# A database with other people's accounts is refused (and the server starts anyway).
 	-$(DEV_ENV) $(MANAGE) seed_demo
 	$(DEV_ENV) $(MANAGE) runserver 127.0.0.1:8000

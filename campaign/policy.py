@@ -4,8 +4,9 @@ Registered with the roster's write path in `CampaignConfig.ready`, so every writ
 campaign copy, from the builder, the roster API or the campaign's own services, is
 judged here and nowhere else:
 
-- who and when: only the owner; not while a battle of the force is pending; not once
-  the force has retired; Resources come from the ledger, never typed in (R11, R15);
+- who and when: only the owner; not while a battle of the force is pending (a move to
+  a new edition of the rules included); not once the force has retired; Resources
+  come from the ledger, never typed in (R11, R15);
 - what: a member who has fought in a confirmed battle keeps their creation choices and
   XP (history); advancements bought after that are marked `between_battles` and only
   added (R17a); level-ups come one per level gained, through a level-up (R17) or go
@@ -65,8 +66,12 @@ NOT_WHILE_PENDING = frozenset(
         "pick",
         "free-pick",
         "take-level-up",
+        "move-to-rules",
     }
 )
+# A change of the rules themselves (issue #13): new content worked out again, or the move
+# to a new edition. Costs change, purchases do not: nothing is debited or refunded.
+RULES_CHANGES = frozenset({"rules-refresh", "move-to-rules"})
 LEVEL_UP_COMMANDS = frozenset({"roll", "pick", "free-pick"})
 R10_CODES = frozenset({"force-size", "too-many-mentors", "duplicate-name"})
 
@@ -138,6 +143,13 @@ class CampaignPolicy:
 
     def judge(self, proposal: Proposal) -> Verdict:
         command = proposal.command
+        if command.kind in RULES_CHANGES:
+            # Like a statistic that changes after a purchase (R17a): the ledger neither
+            # charges nor refunds it; the balance stays, so Resources are the new cost
+            # plus the balance (R11, R15).
+            balance = self.balance()
+            resources = max(1, proposal.after.total_cost + balance)
+            return Verdict(resources=resources, notes={"debits": [], "spent": 0})
         if command.actor is not None and proposal.resources != proposal.force.resources:
             # A document sent whole (PUT, PATCH) carries Resources; a campaign's are its
             # ledger's (R11, R15), so a different number is refused, not quietly replaced.

@@ -4,7 +4,8 @@ A key names everything its value depends on, so nothing cached is ever shown whe
 longer fits:
 
 - the release (`settings.RELEASE`): new code renders differently;
-- the rules catalogue this process evaluates with (`catalogue_version`);
+- the rules catalogue this process evaluates with (`catalogue_version`: its edition and
+  its content version, which moves with any change to the rules' content);
 - the origin asked for (scheme and host): pages and API answers carry absolute links (a
   force's share link, the API's URLs), and one site may answer to several hosts;
 - the object's version (`force_version`), moved by every write;
@@ -36,8 +37,10 @@ def force_version(force: "Force") -> str:
 
 
 def catalogue_version() -> str:
-    """The rules catalogue this process evaluates and renders with."""
-    return str(get_catalogue().rules_version)
+    """The rules catalogue this process evaluates and renders with: its edition and the
+    digest of its content (`rules.catalogue.content_digest`)."""
+    catalogue = get_catalogue()
+    return f"{catalogue.rules_version}:{catalogue.content_version}"
 
 
 def origin(request: HttpRequest) -> str:

@@ -97,7 +97,15 @@ COMMON_ERRORS = {401: ERRORS, 403: ERRORS, 429: ERRORS}
 NOT_FOUND = {404: ERRORS}
 # A campaign copy changes only as its campaign allows (campaign.policy): a state conflict
 # (a pending battle, a retired force) is 409; `If-Match` naming an old version, 412.
-IN_CAMPAIGN = {409: ERRORS}
+IN_CAMPAIGN = {
+    409: OpenApiResponse(
+        ERRORS,
+        description="The state is in the way; nothing changed: a campaign copy's pending "
+        "battle (`battle-pending`) or retirement (`force-retired`), or a force built under "
+        "an older edition of the rules (`rules-update-pending`: review and accept the move "
+        "at its `rules_update_url` first).",
+    )
+}
 IF_MATCH = OpenApiParameter(
     "If-Match",
     OpenApiTypes.STR,
@@ -262,7 +270,7 @@ class ForceListView(ForceApiView):
         return selectors.forces_listed_for(user=self.request.user)
 
     def get(self, request: Request) -> Response:
-        page = self.paginate_queryset(self.get_queryset())
+        page = selectors.refreshed(self.paginate_queryset(self.get_queryset()) or [])
         return self.get_paginated_response(self.get_serializer(page, many=True).data)
 
     def post(self, request: Request) -> Response:
@@ -586,3 +594,65 @@ class MemberPicksView(ForceApiView):
             force=self.get_force(), actor=request.user, member_id=member.pk, slot=slot, skill=skill
         )
         return Response({"slot": slot, **self.advancement_answer(slot, member_index)})
+
+
+@extend_schema_view(
+    get=extend_schema(
+        operation_id="rosters_rules_update_preview",
+        summary="What moving the force to the current edition of the rules would change",
+        description=(
+            "A force keeps the edition of the rules it was built under (`rules_version`); "
+            "while the site plays a newer one, its changes are refused (409 "
+            "`rules-update-pending`) until its owner moves it. This answers what the move "
+            "would store, worked out and not stored: the cost, Resources and legality "
+            "before and after, the errors and warnings it adds and removes, and what "
+            "refuses the move now (`refusals`: a campaign copy's pending battle). Carries "
+            "the force's `ETag` for `If-Match` on the POST. 409 `rules-up-to-date` when the "
+            "force is on the current edition already."
+        ),
+        parameters=[FORCE_ID, ETAG],
+        responses={
+            200: serializers.RulesUpdateSerializer,
+            **NOT_FOUND,
+            409: ERRORS,
+            **COMMON_ERRORS,
+        },
+        tags=TAGS,
+    ),
+    post=extend_schema(
+        operation_id="rosters_rules_update_accept",
+        summary="Move the force to the current edition of the rules",
+        description=(
+            "Stores the evaluation under the current edition and moves `rules_version` and "
+            "the version on. Send `If-Match` with the `ETag` of the force you reviewed: 412, "
+            "nothing changed, if it has changed since. 409 `rules-up-to-date` when there is "
+            "nothing to move; a campaign copy does not move while a battle of it is pending "
+            "(409 `battle-pending`). No body."
+        ),
+        parameters=[FORCE_ID, IF_MATCH],
+        request=None,
+        responses={
+            200: serializers.RosterDetailSerializer,
+            **NOT_FOUND,
+            409: OpenApiResponse(
+                ERRORS, description="`rules-up-to-date`, or the policy's `battle-pending`."
+            ),
+            **STALE,
+            **COMMON_ERRORS,
+        },
+        tags=TAGS,
+    ),
+)
+class ForceRulesUpdateView(ForceApiView):
+    serializer_class = serializers.RulesUpdateSerializer
+
+    def get(self, request: Request, force_id: int) -> Response:
+        force = selectors.get_force(user=request.user, force_id=force_id, with_rolls=False)
+        update = services.preview_rules_update(force=force, actor=request.user)
+        return Response(update.as_dict(), headers={"ETag": f'W/"{_detail_version(force)}"'})
+
+    def post(self, request: Request, force_id: int) -> Response:
+        force = self.get_force()
+        services.move_to_rules(force=force, actor=request.user, if_match=_if_match(request, force))
+        fresh = selectors.get_force_row(user=request.user, force_id=force_id)
+        return self.detail_response(force.pk, ETag=f'W/"{_detail_version(fresh)}"')

@@ -19,13 +19,21 @@ class Force(models.Model):
     resources = models.PositiveIntegerField(
         default=50, validators=[MinValueValidator(1), MaxValueValidator(1_000_000)]
     )
-    # The rules the force was built under; its evaluation uses that catalogue.
+    # The rules edition the force was built under (`Catalogue.rules_version`). It stays
+    # until the owner reviews a new edition and moves the force to it
+    # (`roster.services.move_to_rules`); until then the force's changes wait.
     rules_version = models.CharField(max_length=30)
     # Set while a read-only share link is on; unguessable (secrets.token_urlsafe).
     share_token = models.CharField(max_length=64, unique=True, null=True, blank=True)
     # The engine's last answer for the force as stored, refreshed by every write in
     # roster.services; a test proves it always equals a fresh evaluation.
     evaluation = models.JSONField(null=True, blank=True, editable=False)
+    # The catalogue's content version (`Catalogue.content_version`) the stored evaluation
+    # was worked out with: when the rules' content changes, the evaluation is worked out
+    # again (`manage.py refresh_evaluations`, and on read: `roster.selectors`).
+    evaluation_content_version = models.CharField(
+        max_length=16, blank=True, default="", editable=False
+    )
     # Moved by every write (roster.services): what If-Match, the builder's stale-edit
     # check and every cache keyed on the force compare.
     version = models.PositiveIntegerField(default=1, editable=False)

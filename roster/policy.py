@@ -67,6 +67,8 @@ KINDS = frozenset(
         "take-level-up",
         "award-xp",
         "refresh",
+        "rules-refresh",
+        "move-to-rules",
     }
 )
 

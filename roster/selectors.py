@@ -1,6 +1,14 @@
-"""Reads of saved forces. Every queryset here is filtered by who is asking."""
+"""Reads of saved forces. Every queryset here is filtered by who is asking.
 
-from typing import Any
+A force read here never shows an evaluation worked out with other rules content than
+the catalogue's (issue #13): a stale one is worked out again through the write path
+(`roster.services.refresh_evaluation`) before it is returned. Checking costs no query
+(the row carries its content version); a refresh happens once per force and change of
+the rules. Forces on another edition keep the evaluation of their own edition.
+"""
+
+from collections.abc import Iterable
+from typing import Any, TypeVar
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import Count, Prefetch, QuerySet
@@ -13,6 +21,34 @@ from roster.policy import policy_for
 from rules.loader import get_catalogue
 
 User = AbstractBaseUser | AnonymousUser
+Forces = TypeVar("Forces", bound=Iterable[Force])
+
+
+def is_stale(force: Force) -> bool:
+    """Whether the force's stored evaluation was worked out with other rules content than
+    the catalogue's, on the force's own edition."""
+    catalogue = get_catalogue()
+    return (
+        force.rules_version == catalogue.rules_version
+        and force.evaluation_content_version != catalogue.content_version
+    )
+
+
+def refreshed(forces: Forces) -> Forces:
+    """`forces` (already read and authorised), each stale one's evaluation worked out
+    again first (on the instances themselves)."""
+    for force in forces:
+        if is_stale(force):
+            from roster import services  # the write path reads through this module
+
+            services.refresh_evaluation(force=force)
+    return forces
+
+
+def is_on_old_rules(force: Force) -> bool:
+    """Whether the force was built under another edition than the catalogue's: its owner
+    reviews the difference and moves it (`roster.services.move_to_rules`)."""
+    return force.rules_version != get_catalogue().rules_version
 
 
 def forces_for(*, user: User) -> QuerySet[Force]:
@@ -46,7 +82,7 @@ def get_force(
     forces = forces_for(user=user).select_related("campaign_entry__campaign")
     if with_members:
         forces = _with_members(forces, with_rolls=with_rolls)
-    return get_object_or_404(forces, pk=force_id)
+    return refreshed([get_object_or_404(forces, pk=force_id)])[0]
 
 
 def get_force_row(*, user: User, force_id: int) -> Force:
@@ -55,7 +91,8 @@ def get_force_row(*, user: User, force_id: int) -> Force:
     members moves `updated_at`, `roster.services.refresh_evaluation`): its stored
     evaluation (the largest column) is read only if used, its members only through
     `members_of`."""
-    return get_object_or_404(forces_for(user=user).defer("evaluation"), pk=force_id)
+    force = get_object_or_404(forces_for(user=user).defer("evaluation"), pk=force_id)
+    return refreshed([force])[0]
 
 
 def members_of(*, force: Force) -> list[Member]:
@@ -68,7 +105,7 @@ def members_of(*, force: Force) -> list[Member]:
 
 def get_shared_force(*, token: str) -> Force:
     """A force whose owner turned its read-only link on, or 404 (members: `members_of`)."""
-    return get_object_or_404(Force.objects.all(), share_token=token)
+    return refreshed([get_object_or_404(Force.objects.all(), share_token=token)])[0]
 
 
 def get_member(*, force: Force, member_id: int) -> Member:

@@ -4,6 +4,7 @@ They compute nothing: every number comes from `roster.engine` (for saved forces,
 evaluation it stored), and every document from `roster.selectors`.
 """
 
+from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
@@ -101,6 +102,40 @@ class ApiErrorsSerializer(StrictSerializer):
     errors = ApiErrorSerializer(many=True)
 
 
+class _Pair(StrictSerializer):
+    before = serializers.IntegerField(allow_null=True)
+    after = serializers.IntegerField()
+
+
+class _Editions(StrictSerializer):
+    before = serializers.CharField(help_text="The edition the force was built under.")
+    after = serializers.CharField(help_text="The edition the site plays now.")
+
+
+class _Legal(StrictSerializer):
+    before = serializers.BooleanField()
+    after = serializers.BooleanField()
+
+
+class _ProblemChanges(StrictSerializer):
+    added = ProblemSerializer(many=True, help_text="Problems the move brings.")
+    removed = ProblemSerializer(many=True, help_text="Problems the move takes away.")
+
+
+class RulesUpdateSerializer(StrictSerializer):
+    """What moving a force to the current edition of the rules would change (issue #13)."""
+
+    rules_version = _Editions()
+    cost = _Pair(help_text="The force's total cost (R7) before and after.")
+    resources = _Pair(help_text="Its Resources (a campaign copy's follow its cost, R15).")
+    legal = _Legal()
+    errors = _ProblemChanges()
+    warnings = _ProblemChanges()
+    refusals = ApiErrorSerializer(
+        many=True, help_text="What refuses the move now (a campaign copy's pending battle)."
+    )
+
+
 class EvaluationSummarySerializer(StrictSerializer):
     valid = serializers.BooleanField()
     total_cost = serializers.IntegerField()
@@ -166,6 +201,7 @@ class RosterDetailSerializer(serializers.ModelSerializer):
     document = serializers.SerializerMethodField()
     evaluation = serializers.SerializerMethodField()
     share_url = serializers.SerializerMethodField()
+    rules_update_url = serializers.SerializerMethodField()
 
     class Meta:
         model = Force
@@ -175,6 +211,7 @@ class RosterDetailSerializer(serializers.ModelSerializer):
             "document",
             "evaluation",
             "rules_version",
+            "rules_update_url",
             "share_url",
             "created_at",
             "updated_at",
@@ -188,6 +225,20 @@ class RosterDetailSerializer(serializers.ModelSerializer):
     @extend_schema_field(EvaluationSerializer)
     def get_evaluation(self, force: Force) -> dict | None:
         return force.evaluation
+
+    @extend_schema_field(
+        serializers.URLField(
+            allow_null=True,
+            help_text="Where to review and accept the move to the current edition of the "
+            "rules, while the force is on an older one (its changes wait); null otherwise.",
+        )
+    )
+    def get_rules_update_url(self, force: Force) -> str | None:
+        if not selectors.is_on_old_rules(force):
+            return None
+        path = reverse("roster-api-rules-update", kwargs={"force_id": force.pk})
+        request = self.context.get("request")
+        return request.build_absolute_uri(path) if request else path
 
     @extend_schema_field(
         serializers.URLField(allow_null=True, help_text="The read-only page; null while off.")

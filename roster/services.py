@@ -11,6 +11,14 @@ Every command runs `_write`, in one transaction:
 6. members, rolls and the evaluation are stored, the version moves on, and the policy
    settles its own records (a campaign's ledger and log) in the same transaction.
 
+Rules versions (issue #13): the evaluation is stored with the catalogue's content
+version. A force built under another edition than the catalogue's (`rules_version`)
+refuses its player's changes (409 `rules-update-pending`) until they move it with
+`move_to_rules`, after `preview_rules_update` showed them the difference; the app's own
+bookkeeping (a campaign's XP, a change of house rules) still runs. `refresh_evaluation`
+works a stored evaluation out again after the rules' content changed, moving the version
+only when the answer changed.
+
 Refusals raise `dbd_site.errors.DomainError` kinds; callers render them. Real dice are
 `random.SystemRandom()`; tests inject a seeded or scripted `random.Random`.
 """
@@ -40,7 +48,8 @@ from dbd_site.errors import (
 from dbd_site.inputs import is_whole_number
 from roster import documents, engine, selectors
 from roster.models import Force, Member, SkillRoll
-from roster.policy import Command, MemberState, Proposal, policy_for
+from roster.policy import Command, MemberState, Proposal, Verdict, policy_for
+from rules.catalogue import Catalogue
 from rules.loader import get_catalogue
 
 T = TypeVar("T")
@@ -56,6 +65,9 @@ CODES = declare_codes(
         "reroll-fr": "A re-roll may not take FR below 0 (R3, R5a).",
         "not-a-choice": "That skill is not one the roll lets the student pick freely (R5).",
         "unknown-skill-choice": "No skill has that name.",
+        "rules-update-pending": "The force was built under an older edition of the rules: "
+        "review the new edition's difference and move the force to it before changing it.",
+        "rules-up-to-date": "The force is already on the current edition of the rules.",
     }
 )
 
@@ -102,6 +114,49 @@ class Written:
 Check = Callable[[engine.Evaluation, Draft], None]
 
 
+@dataclass(frozen=True, slots=True)
+class RulesUpdate:
+    """What moving a force to the current edition would change (`preview_rules_update`):
+    its stored evaluation (`before`, worked out under its own edition) against the one
+    the move would store (`after`), and what would refuse the move now."""
+
+    from_version: str
+    to_version: str
+    before: dict[str, Any]
+    after: dict[str, Any]
+    refusals: list[Problem]
+
+    def as_dict(self) -> dict[str, Any]:
+        def diff(kind: str) -> dict[str, list[dict[str, str]]]:
+            old, new = self.before.get(kind, []), self.after.get(kind, [])
+            return {
+                "added": [p for p in new if p not in old],
+                "removed": [p for p in old if p not in new],
+            }
+
+        def pair(before: Any, after: Any) -> dict[str, Any]:
+            return {"before": before, "after": after}
+
+        return {
+            "rules_version": pair(self.from_version, self.to_version),
+            "cost": pair(self.before.get("total_cost"), self.after["total_cost"]),
+            "resources": pair(self.before.get("resources"), self.after["resources"]),
+            "legal": pair(bool(self.before.get("valid")), self.after["valid"]),
+            "errors": diff("errors"),
+            "warnings": diff("warnings"),
+            "refusals": [p.as_dict() for p in self.refusals],
+        }
+
+
+class _DryRun(Exception):
+    """Not an error: how a dry run leaves its transaction (so nothing it did is kept),
+    carrying its answer."""
+
+    def __init__(self, update: RulesUpdate) -> None:
+        super().__init__("dry run")
+        self.update = update
+
+
 def _member_rows(force: Force) -> list[Member]:
     rolls = Prefetch("rolls", queryset=SkillRoll.objects.order_by("created_at", "id"))
     return list(
@@ -138,6 +193,36 @@ def _check_version(force: Force, *, if_match: int | None, made_on: int | None) -
         )
 
 
+def _check_rules(locked: Force, command: Command, catalogue: Catalogue) -> None:
+    """A force on an older edition waits for its player to move it (issue #13); the app's
+    own bookkeeping (no actor) runs, so a campaign never waits on a player."""
+    if command.kind == "move-to-rules":
+        if locked.rules_version == catalogue.rules_version:
+            raise Conflict(
+                "rules-up-to-date",
+                f"{locked.name} is already on the current rules ({catalogue.rules_version}).",
+            )
+    elif command.actor is not None and locked.rules_version != catalogue.rules_version:
+        raise Conflict(
+            "rules-update-pending",
+            f"{locked.name} was built under the rules {locked.rules_version}; the site now "
+            f"plays {catalogue.rules_version}. Review the difference and move the force to "
+            "the new rules before changing it.",
+        )
+
+
+def _unchanged(locked: Force, rows: list[Member], draft: Draft, evaluation: dict) -> bool:
+    """Whether storing the draft would change nothing but the content version."""
+    return (
+        evaluation == locked.evaluation
+        and draft.name == locked.name
+        and draft.resources == locked.resources
+        and not draft.new_rolls
+        and [(s.id, s.data) for s in draft.members]
+        == [(m.pk, selectors.member_json(m)) for m in rows]
+    )
+
+
 def _write(
     force: Force,
     command: Command,
@@ -146,14 +231,30 @@ def _write(
     if_match: int | None = None,
     made_on: int | None = None,
     check: Check | None = None,
+    quiet: bool = False,
+    dry_run: bool = False,
 ) -> Written:
-    """Run one command through the write path (see the module's docstring)."""
+    """Run one command through the write path (see the module's docstring).
+
+    `quiet`: when the change leaves the force and its evaluation as they were, only the
+    content version is stored, and the version does not move (a client's `If-Match`
+    still holds). `dry_run`: everything but storing, with the policy's refusals
+    collected rather than raised; the answer leaves as `_DryRun`.
+    """
+    catalogue = get_catalogue()
+    refusals: list[Problem] = []
     with transaction.atomic():
         policy = policy_for(force)
         policy.lock()
         locked = Force.objects.select_for_update().get(pk=force.pk)
         _check_version(locked, if_match=if_match, made_on=made_on)
-        policy.permit(command, locked)
+        try:
+            policy.permit(command, locked)
+        except DomainError as exc:
+            if not dry_run:
+                raise
+            refusals += exc.problems
+        _check_rules(locked, command, catalogue)
         rows = _member_rows(locked)
         before = [MemberState(m.pk, selectors.member_json(m)) for m in rows]
         draft = Draft(
@@ -179,7 +280,7 @@ def _write(
             state.data = documents.export_member(parsed)  # stored canonical
         evaluation = engine.evaluate_roster(
             roster,
-            get_catalogue(),
+            catalogue,
             verified_rolls=_verified(draft),
             level_thresholds=policy.level_thresholds(),
         )
@@ -194,19 +295,49 @@ def _write(
             after=evaluation,
             resources=draft.resources,
         )
-        verdict = policy.judge(proposal)
+        try:
+            verdict = policy.judge(proposal)
+        except DomainError as exc:
+            if not dry_run:
+                raise
+            refusals += exc.problems
+            verdict = Verdict()
         if verdict.resources is not None and verdict.resources != draft.resources:
             draft.resources = verdict.resources
             evaluation = engine.with_resources(evaluation, verdict.resources)
             proposal.after = evaluation
-        _store(locked, rows, before, draft, evaluation)
-        policy.settle(proposal, verdict)
+        if dry_run:
+            update = RulesUpdate(
+                from_version=locked.rules_version,
+                to_version=catalogue.rules_version,
+                before=locked.evaluation or {},
+                after=evaluation.as_dict(),
+                refusals=refusals,
+            )
+            raise _DryRun(update)
+        if quiet and _unchanged(locked, rows, draft, evaluation.as_dict()):
+            locked.evaluation_content_version = catalogue.content_version
+            locked.save(update_fields=["evaluation_content_version"])
+        else:
+            if command.kind == "move-to-rules":
+                locked.rules_version = catalogue.rules_version
+            _store(locked, rows, before, draft, evaluation, catalogue)
+            policy.settle(proposal, verdict)
         _show_on(force, locked)
         return Written(locked, value)
 
 
 # What a write changes on the force row, shown on the caller's own instance too.
-_FORCE_FIELDS = ("name", "resources", "evaluation", "version", "updated_at", "share_token")
+_FORCE_FIELDS = (
+    "name",
+    "resources",
+    "rules_version",
+    "evaluation",
+    "evaluation_content_version",
+    "version",
+    "updated_at",
+    "share_token",
+)
 
 
 def _show_on(given: Force, stored: Force) -> None:
@@ -221,6 +352,7 @@ def _store(
     before: Sequence[MemberState],
     draft: Draft,
     evaluation: engine.Evaluation,
+    catalogue: Catalogue,
 ) -> None:
     """Members, rolls and the evaluation as the draft has them; the version moves on."""
     by_id = {m.pk: m for m in rows}
@@ -258,9 +390,20 @@ def _store(
     force.name = draft.name
     force.resources = draft.resources
     force.evaluation = evaluation.as_dict()
+    force.evaluation_content_version = catalogue.content_version
     force.version += 1
     force.updated_at = timezone.now()
-    force.save(update_fields=["name", "resources", "evaluation", "version", "updated_at"])
+    force.save(
+        update_fields=[
+            "name",
+            "resources",
+            "rules_version",
+            "evaluation",
+            "evaluation_content_version",
+            "version",
+            "updated_at",
+        ]
+    )
 
 
 def _touch(force: Force, command: Command, change: Callable[[Force], None]) -> Force:
@@ -352,6 +495,46 @@ def refresh(*, force: Force, description: str = "") -> Force:
     """Evaluate the force again as it stands (its policy's numbers may have moved: a
     campaign's level thresholds or ledger). The app's own bookkeeping: no actor."""
     return _write(force, Command("refresh", None, description), lambda draft: None).force
+
+
+def refresh_evaluation(*, force: Force) -> Force:
+    """Work the stored evaluation out again with the current rules' content (after a new
+    fixture was loaded: `manage.py refresh_evaluations`, or a read that finds it stale).
+
+    The app's own bookkeeping through the write path, under the force's policy. When the
+    answer is the same, only the content version is stored and the version stays (an
+    `If-Match` a client holds still holds); when it changed, the version moves on like
+    any write, so clients read the new answer before changing the force.
+    """
+    command = Command("rules-refresh", None, "the rules' content changed")
+    return _write(force, command, lambda draft: None, quiet=True).force
+
+
+def preview_rules_update(*, force: Force, actor: AbstractBaseUser | None) -> RulesUpdate:
+    """What `move_to_rules` would store, worked out through the write path and not
+    stored: the cost, Resources, legality, errors and warnings before and after, and
+    the policy's refusals of the move now (a campaign copy with a battle pending)."""
+    command = Command("move-to-rules", actor, "a preview")
+    try:
+        _write(force, command, lambda draft: None, dry_run=True)
+    except _DryRun as answer:
+        return answer.update
+    raise AssertionError("a dry run always ends in _DryRun")  # pragma: no cover
+
+
+def move_to_rules(
+    *,
+    force: Force,
+    actor: AbstractBaseUser | None,
+    if_match: int | None = None,
+    made_on: int | None = None,
+) -> Force:
+    """Move the force to the current edition of the rules, once its player has seen the
+    difference (`preview_rules_update`): the evaluation under the new edition is stored
+    and the version moves on. The policy may refuse (a campaign copy's pending battle)."""
+    to = get_catalogue().rules_version
+    command = Command("move-to-rules", actor, f"moved to the rules {to}")
+    return _write(force, command, lambda draft: None, if_match=if_match, made_on=made_on).force
 
 
 def update_force_details(
@@ -842,10 +1025,13 @@ __all__ = [
     "delete_force",
     "duplicate_force",
     "import_force",
+    "move_to_rules",
     "owned_skills",
     "patch_document",
     "pick_skill",
+    "preview_rules_update",
     "refresh",
+    "refresh_evaluation",
     "remove_member",
     "replace_document",
     "roll_skill",

@@ -14,6 +14,7 @@ urlpatterns = [
     path("<int:force_id>/delete/", views.force_delete, name="delete"),
     path("<int:force_id>/duplicate/", views.force_duplicate, name="duplicate"),
     path("<int:force_id>/share/", views.force_share, name="share"),
+    path("<int:force_id>/rules/", views.force_rules, name="rules"),
     path("<int:force_id>/export/", views.force_export, name="export"),
     path("<int:force_id>/print/", views.force_print, name="print"),
     path("<int:force_id>/members/new/", views.member_add, name="member_add"),

@@ -106,6 +106,10 @@ def _force_context(
         share_url = request.build_absolute_uri(reverse("roster:shared", args=[force.share_token]))
     return {
         "force": force,
+        # The edition to review and move to, while the force is on an older one.
+        "rules_update": (
+            catalogue.rules_version if not read_only and selectors.is_on_old_rules(force) else None
+        ),
         "evaluation": evaluation,
         "cards": cards,
         "force_problems": cache(lambda: force_problems(evaluation())),
@@ -122,7 +126,7 @@ def _force_context(
 @require_safe
 def force_list(request: HttpRequest) -> HttpResponse:
     forces = selectors.forces_for(user=request.user).select_related("campaign_entry__campaign")
-    freeform, by_campaign = group_forces(forces)
+    freeform, by_campaign = group_forces(selectors.refreshed(list(forces)))
     context = {
         "forces": freeform,
         "campaign_groups": by_campaign,
@@ -262,9 +266,48 @@ def force_delete(request: HttpRequest, force_id: int) -> HttpResponse:
 @require_POST
 def force_duplicate(request: HttpRequest, force_id: int) -> HttpResponse:
     force = _force(request, force_id)
-    copy = services.duplicate_force(force=force, owner=request.user, actor=request.user)
+    try:
+        copy = services.duplicate_force(force=force, owner=request.user, actor=request.user)
+    except DomainError as exc:
+        messages.error(request, " ".join(refusal_messages(exc)))
+        return redirect("roster:detail", force_id=force.pk)
     messages.success(request, f"Made a copy: {copy.name}.")
     return redirect("roster:detail", force_id=copy.pk)
+
+
+@login_required
+@require_http_methods(["GET", "HEAD", "POST"])
+def force_rules(request: HttpRequest, force_id: int) -> HttpResponse:
+    """Review what the current edition of the rules changes for a force built under an
+    older one, and accept the move (issue #13). The numbers are the write path's own: the
+    move worked out and not stored (`services.preview_rules_update`)."""
+    force = _force(request, force_id)
+    if not selectors.is_on_old_rules(force):
+        messages.info(request, f"{force.name} is on the current rules already.")
+        return redirect("roster:detail", force_id=force.pk)
+    status = 200
+    if request.method == "POST":
+        made_on = request.POST.get("version", "")
+        try:
+            services.move_to_rules(
+                force=force,
+                actor=request.user,
+                made_on=int(made_on) if is_whole_number(made_on) else -1,
+            )
+        except DomainError as exc:
+            messages.error(request, " ".join(refusal_messages(exc)))
+            status = exc.status
+            force = _force(request, force_id)
+            if not selectors.is_on_old_rules(force):  # moved meanwhile, in another tab
+                return redirect("roster:detail", force_id=force.pk)
+        else:
+            messages.success(
+                request, f"{force.name} now plays under the rules {force.rules_version}."
+            )
+            return redirect("roster:detail", force_id=force.pk)
+    update = services.preview_rules_update(force=force, actor=request.user)
+    context = {"force": force, "update": update.as_dict()}
+    return render_page(request, "roster/rules_update.html", context, status=status)
 
 
 @login_required

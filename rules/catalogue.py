@@ -4,8 +4,10 @@ Nothing here imports Django: `rules.loader` builds a `Catalogue` from the
 database once per process, and `roster.engine` reads it.
 """
 
+import hashlib
+import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, is_dataclass
 from fractions import Fraction
 
 STATISTICS = ("ME", "RA", "CA", "DF", "HP", "FR")
@@ -129,10 +131,47 @@ class Spell:
 
 @dataclass(frozen=True, slots=True)
 class Catalogue:
+    # The edition's name (the fixture's `RulesVersion`): a force keeps the edition it was
+    # built under until its player moves it to a new one.
     rules_version: str
+    # A digest of everything else (`content_digest`): it moves with any change to the
+    # rules' content, so stored evaluations know when to be worked out again.
+    content_version: str
     societies: Mapping[str, Society]
     skill_categories: Mapping[str, SkillCategory]
     skills: Mapping[str, Skill]
     equipment: Mapping[str, Equipment]
     spell_schools: Mapping[str, str]  # slug -> name
     spells: Mapping[str, Spell]
+
+
+# What the content digest leaves out: the names of the catalogue itself.
+_NOT_CONTENT = frozenset({"rules_version", "content_version"})
+
+
+def _plain(value: object) -> object:
+    """`value` as JSON-able data that is the same for the same content, whatever order
+    the rows came in."""
+    if is_dataclass(value) and not isinstance(value, type):
+        return {
+            f.name: _plain(getattr(value, f.name))
+            for f in fields(value)
+            if f.name not in _NOT_CONTENT
+        }
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, frozenset | set):
+        return sorted(str(v) for v in value)
+    if isinstance(value, tuple | list):
+        return [_plain(v) for v in value]
+    if isinstance(value, Fraction):
+        return str(value)
+    return value
+
+
+def content_digest(catalogue: Catalogue) -> str:
+    """A short stable digest of the catalogue's rule content (not its edition's name):
+    equal catalogues give equal digests, and any change to a number, name, summary or
+    table gives another."""
+    text = json.dumps(_plain(catalogue), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]

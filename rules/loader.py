@@ -1,6 +1,7 @@
 """Builds the immutable `Catalogue` from the rules tables, once per process."""
 
 import functools
+from dataclasses import replace
 from fractions import Fraction
 from types import MappingProxyType
 
@@ -124,8 +125,9 @@ def build_catalogue(rules_version: str) -> c.Catalogue:
         for sp in models.Spell.objects.prefetch_related("outcomes")
     }
 
-    return c.Catalogue(
+    catalogue = c.Catalogue(
         rules_version=rules_version,
+        content_version="",
         societies=MappingProxyType(societies),
         skill_categories=MappingProxyType(categories),
         skills=MappingProxyType(skills),
@@ -135,3 +137,4 @@ def build_catalogue(rules_version: str) -> c.Catalogue:
         ),
         spells=MappingProxyType(spells),
     )
+    return replace(catalogue, content_version=c.content_digest(catalogue))

@@ -397,6 +397,7 @@ def main() -> int:
     manage = [sys.executable, "manage.py"]
     subprocess.run([*manage, "migrate", "--noinput", "-v0"], env=site_env, check=True, cwd=ROOT)
     subprocess.run([*manage, "loaddata", "rules", "-v0"], env=site_env, check=True, cwd=ROOT)
+    subprocess.run([*manage, "refresh_evaluations"], env=site_env, check=True, cwd=ROOT)
     subprocess.run(
         [
             *manage,

@@ -66,3 +66,30 @@ def campaign(organiser, alice, bob):
     services.join_campaign(user=alice, token=made.invite_token)
     services.join_campaign(user=bob, token=made.invite_token)
     return made
+
+
+@pytest.fixture
+def rules_change(db):
+    """Changes the rules in the database as a new fixture would, and makes this process
+    read them (`rules.loader.get_catalogue`). Call it with any of:
+
+    - `edition`: a new edition's name (the `RulesVersion`), e.g. "dbd-core-2";
+    - `equipment` and `cost_constant`: a piece of equipment's new constant cost (R7).
+
+    The database changes roll back with the test; the catalogue is read again after it.
+    """
+    from rules.models import Equipment, RulesVersion
+
+    def change(
+        *, edition: str | None = None, equipment: str | None = None, cost_constant: int = 0
+    ) -> Catalogue:
+        if edition is not None:
+            RulesVersion.objects.update(code=edition)
+        if equipment is not None:
+            Equipment.objects.filter(slug=equipment).update(cost_constant=cost_constant)
+        clear_catalogue_cache()
+        return get_catalogue()
+
+    clear_catalogue_cache()
+    yield change
+    clear_catalogue_cache()

@@ -74,6 +74,10 @@ def test_the_owner_can_open_every_page(world):
         if path == "/favicon.ico":  # a permanent redirect to the static file
             assert (response.status_code, response["Location"]) == (301, "/static/favicon.ico")
             continue
+        if path.endswith("/rules-update/"):
+            # Nothing to review: the world's forces are on the current edition (issue #13).
+            assert response.status_code == 409, path
+            continue
         assert response.status_code in (200, 302, 403, 405), (path, response.status_code)
         if response.status_code == 403:
             # Only actions the campaign's rules refuse right now, never the owner's data.

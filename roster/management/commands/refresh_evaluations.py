@@ -1,0 +1,63 @@
+"""`manage.py refresh_evaluations`: work stored evaluations out again after the rules'
+content changed (run after `loaddata rules`; `make run` and the Docker start do).
+
+Every force on the catalogue's edition whose stored evaluation was worked out with other
+content (`Force.evaluation_content_version`) is refreshed through the write path
+(`roster.services.refresh_evaluation`), in batches, each force in its own transaction.
+A force whose answer is unchanged keeps its version; one whose answer changed moves on.
+Forces built under another edition are left as they are: their players review and
+accept the move (issue #13). Running it again refreshes nothing.
+"""
+
+from argparse import ArgumentParser
+from typing import Any
+
+from django.core.management.base import BaseCommand
+
+from dbd_site.errors import DomainError
+from roster import services
+from roster.models import Force
+from rules.loader import get_catalogue
+
+
+class Command(BaseCommand):
+    help = "Work stored evaluations out again with the current rules' content."
+
+    def add_arguments(self, parser: ArgumentParser) -> None:
+        parser.add_argument(
+            "--batch-size",
+            type=int,
+            default=200,
+            help="Forces read per query (each is refreshed in its own transaction).",
+        )
+
+    def handle(self, *args: Any, batch_size: int, **options: Any) -> None:
+        catalogue = get_catalogue()
+        stale = (
+            Force.objects.filter(rules_version=catalogue.rules_version)
+            .exclude(evaluation_content_version=catalogue.content_version)
+            .order_by("pk")
+        )
+        changed = unchanged = refused = 0
+        after = 0
+        while batch := list(stale.filter(pk__gt=after).defer("evaluation")[:batch_size]):
+            for force in batch:
+                version = force.version
+                try:
+                    services.refresh_evaluation(force=force)
+                except DomainError as exc:
+                    refused += 1
+                    self.stderr.write(f"Force {force.pk} not refreshed: {exc}")
+                    continue
+                if force.version != version:
+                    changed += 1
+                else:
+                    unchanged += 1
+            after = batch[-1].pk
+        waiting = Force.objects.exclude(rules_version=catalogue.rules_version).count()
+        self.stdout.write(
+            f"Rules {catalogue.rules_version} (content {catalogue.content_version}): "
+            f"{changed + unchanged} evaluations refreshed ({changed} changed, {unchanged} "
+            f"unchanged), {refused} refused; {waiting} forces on another edition await "
+            "their players."
+        )
