@@ -327,8 +327,9 @@ def _write(
         return Written(locked, value)
 
 
-# What a write changes on the force row, shown on the caller's own instance too.
-_FORCE_FIELDS = (
+# The force row's fields a stored evaluation writes, and (with the share link, which
+# `_touch` writes) what a write shows on the caller's own instance too.
+_STORED_FIELDS = (
     "name",
     "resources",
     "rules_version",
@@ -336,8 +337,8 @@ _FORCE_FIELDS = (
     "evaluation_content_version",
     "version",
     "updated_at",
-    "share_token",
 )
+_FORCE_FIELDS = (*_STORED_FIELDS, "share_token")
 
 
 def _show_on(given: Force, stored: Force) -> None:
@@ -393,17 +394,7 @@ def _store(
     force.evaluation_content_version = catalogue.content_version
     force.version += 1
     force.updated_at = timezone.now()
-    force.save(
-        update_fields=[
-            "name",
-            "resources",
-            "rules_version",
-            "evaluation",
-            "evaluation_content_version",
-            "version",
-            "updated_at",
-        ]
-    )
+    force.save(update_fields=_STORED_FIELDS)
 
 
 def _touch(force: Force, command: Command, change: Callable[[Force], None]) -> Force:
