@@ -5,9 +5,11 @@ from io import StringIO
 
 import pytest
 from django.core.management import call_command
+from django.core.management.base import CommandError
 
 from roster import selectors, services
 from roster.models import Force
+from rules.models import RulesVersion
 from tests.roster.builders import legal_force
 
 pytestmark = pytest.mark.django_db
@@ -131,3 +133,30 @@ def test_the_force_list_refreshes_a_stale_evaluation(client, owner, force, rules
 def test_a_fresh_force_is_read_without_writing(owner, force, django_assert_max_num_queries):
     with django_assert_max_num_queries(1):
         selectors.get_force_row(user=owner, force_id=force.pk)
+
+
+def test_two_editions_loaded_stop_the_refresh_and_change_nothing(force, rules_change):
+    catalogue = rules_change(equipment="medical-kit", cost_constant=2)
+    RulesVersion.objects.create(code="dbd-core-2", title="A second edition")
+
+    with pytest.raises(CommandError) as refused:
+        refresh()
+
+    assert str(refused.value) == (
+        "2 editions of the rules are loaded (dbd-core-1, dbd-core-2); the tables hold only "
+        "the newest one's content. Delete the editions no longer played (admin: Rules "
+        "versions) and run this again."
+    )
+    assert stored(force).evaluation_content_version != catalogue.content_version
+    assert stored(force).version == force.version
+
+
+def test_one_edition_left_after_the_old_is_deleted_refreshes(force, rules_change):
+    rules_change(equipment="medical-kit", cost_constant=2)
+    RulesVersion.objects.create(code="dbd-core-2", title="A second edition")
+    RulesVersion.objects.filter(code="dbd-core-2").delete()
+
+    assert refresh().endswith(
+        "1 evaluations refreshed (1 changed, 0 unchanged), 0 refused; "
+        "0 forces on another edition await their players."
+    )

@@ -7,17 +7,22 @@ content (`Force.evaluation_content_version`) is refreshed through the write path
 A force whose answer is unchanged keeps its version; one whose answer changed moves on.
 Forces built under another edition are left as they are: their players review and
 accept the move (issue #13). Running it again refreshes nothing.
+
+The rules tables hold one edition's content; a fixture of a new edition adds its
+`RulesVersion` row beside the old one. With two rows the site could not tell which edition
+it plays, so the command stops (and the Docker start with it) until the old row is deleted.
 """
 
 from argparse import ArgumentParser
 from typing import Any
 
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
 from dbd_site.errors import DomainError
 from roster import services
 from roster.models import Force
 from rules.loader import get_catalogue
+from rules.models import RulesVersion
 
 
 class Command(BaseCommand):
@@ -32,6 +37,13 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, batch_size: int, **options: Any) -> None:
+        editions = sorted(RulesVersion.objects.values_list("code", flat=True))
+        if len(editions) > 1:
+            raise CommandError(
+                f"{len(editions)} editions of the rules are loaded ({', '.join(editions)}); "
+                "the tables hold only the newest one's content. Delete the editions no "
+                "longer played (admin: Rules versions) and run this again."
+            )
         catalogue = get_catalogue()
         stale = (
             Force.objects.filter(rules_version=catalogue.rules_version)
