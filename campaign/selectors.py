@@ -46,6 +46,7 @@ from campaign.models import (
     CampaignPlayer,
     LedgerEntry,
 )
+from roster import selectors as roster_selectors
 from roster.models import Member
 
 User = AbstractBaseUser | AnonymousUser
@@ -95,8 +96,11 @@ def campaign_forces(
 
 
 def get_campaign_force(*, campaign: Campaign, campaign_force_id: int) -> CampaignForce:
-    """A force of an already-authorised campaign, or 404."""
-    return get_object_or_404(campaign_forces(campaign=campaign), pk=campaign_force_id)
+    """A force of an already-authorised campaign, or 404; its stored evaluation worked out
+    again first if the rules' content changed since (issue #13, as a roster read does)."""
+    entry = get_object_or_404(campaign_forces(campaign=campaign), pk=campaign_force_id)
+    roster_selectors.refreshed([entry.force])
+    return entry
 
 
 def campaign_force_for(*, user: User, force_id: int) -> CampaignForce | None:
@@ -490,8 +494,13 @@ def campaign_forces_with_members(
 def get_campaign_force_with_members(
     *, campaign: Campaign, campaign_force_id: int
 ) -> CampaignForce:
-    """One force of an already-authorised campaign as `campaign_forces_with_members`, or 404."""
-    return get_object_or_404(campaign_forces_with_members(campaign=campaign), pk=campaign_force_id)
+    """One force of an already-authorised campaign as `campaign_forces_with_members`, or
+    404; refreshed first as `get_campaign_force`."""
+    entry = get_object_or_404(
+        campaign_forces_with_members(campaign=campaign), pk=campaign_force_id
+    )
+    roster_selectors.refreshed([entry.force])
+    return entry
 
 
 def members_of(*, campaign_force: CampaignForce) -> QuerySet[Member]:

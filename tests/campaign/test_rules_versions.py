@@ -76,3 +76,19 @@ def test_a_player_changes_nothing_on_an_old_edition(red, alice, rules_change):
     )
     assert answer.status_code == 409
     assert [e["code"] for e in answer.json()["errors"]] == ["rules-update-pending"]
+
+
+def test_a_campaign_copy_read_after_new_content_shows_the_new_cost(
+    campaign, alice, red, rules_change
+):
+    cost = force_of(red).evaluation["total_cost"]
+    catalogue = rules_change(equipment="medical-kit", cost_constant=3)
+    page = signed_in(alice).get(f"/api/v1/campaigns/{campaign.pk}/forces/{red.pk}/")
+
+    assert page.status_code == 200
+    stored = force_of(red)
+    assert (stored.evaluation["total_cost"], stored.evaluation_content_version) == (
+        cost + 3,
+        catalogue.content_version,
+    )
+    assert_resources_in_step(red)
