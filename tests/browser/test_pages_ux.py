@@ -137,7 +137,8 @@ def test_back_shows_the_page_as_it_now_is(live_server, demo, pages, view):
     force_url = live_server.url + reverse("roster:detail", args=[force.pk])
     response = page.goto(force_url)
     assert "no-store" in response.headers["cache-control"]
-    page.get_by_role("link", name="Mio", exact=True).first.click()
+    page.get_by_role("heading", name="Mio", exact=True, level=3).click()  # unfolds the card
+    page.get_by_role("link", name="Edit Mio", exact=True).click()
     expect(page.get_by_role("heading", name="Mio", level=1)).to_be_visible()
     expect(page.locator("#step-basics-body")).to_be_visible()  # opens at the first step
     page.get_by_label("Name:", exact=True).fill("Mio Tanabe")
@@ -152,6 +153,71 @@ def test_back_shows_the_page_as_it_now_is(live_server, demo, pages, view):
     expect(page.get_by_role("heading", name="Mio Tanabe", level=3)).to_be_visible()
     page.go_forward()
     expect(page.get_by_role("heading", name="Mio Tanabe", level=1)).to_be_visible()
+
+
+FOLDS = "details.member-fold"
+
+
+@pytest.mark.parametrize("view", ["desktop-light", "phone-light", "phone-dark"])
+def test_member_cards_fold_to_a_summary_on_the_force_page(live_server, demo, pages, view):
+    """Each card folds to its name, cost, statistics and problems; it opens with the
+    keyboard, stays open across reloads and the way back from the builder, and prints
+    open."""
+    user, force, _ = demo
+    page = pages(user, view)
+    force_url = live_server.url + reverse("roster:detail", args=[force.pk])
+    page.goto(force_url)
+    cards = page.locator(FOLDS)
+    expect(cards).to_have_count(force.members.count())
+    expect(page.locator(FOLDS + "[open]")).to_have_count(0)
+    emma = page.get_by_role("article", name="Emma")
+    stats = emma.get_by_role("table", name="Statistics of Emma")
+    expect(stats).to_be_hidden()
+    expect(emma.locator("summary")).to_have_text(
+        re.compile(
+            r"^\s*Emma\s+Student\s+Level 1\s+5 R\s+"
+            r"ME 1 · RA 1 · CA 4 · DF 8 · HP 12 · FR 3\s+No problems\s*$"
+        )
+    )
+    height = page.evaluate("() => document.documentElement.scrollHeight")
+    print(f"\n[measure] {view}: force page height, every card folded: {height} px")
+    assert horizontal_overflow(page) == {}
+    assert_accessible(page)
+
+    # The keyboard opens a card: Tab reaches its summary, Enter opens it.
+    emma.locator("summary").focus()
+    page.keyboard.press("Enter")
+    expect(stats).to_be_visible()
+    expect(stats.get_by_role("cell")).to_have_text(["1", "1", "4", "8", "12", "3"])
+    assert_accessible(page)
+    # A swap elsewhere on the page (the read-only link) and a reload keep it open.
+    page.get_by_role("button", name="Make a link").click()
+    expect(page.get_by_role("textbox", name="Read-only link")).to_be_visible()
+    expect(stats).to_be_visible()
+    page.reload()
+    expect(page.locator(FOLDS + "[open]")).to_have_count(1)
+    expect(stats).to_be_visible()
+    emma.locator("summary").focus()
+    page.keyboard.press(" ")  # Space closes it again
+    expect(stats).to_be_hidden()
+
+    # Back from the builder, the card of the member just edited is open and in sight.
+    mio = page.get_by_role("article", name="Mio")
+    mio.locator("summary").click()
+    mio.get_by_role("link", name="Edit Mio").click()
+    expect(page.get_by_role("heading", name="Mio", level=1)).to_be_visible()
+    page.get_by_role("link", name=f"Back to {force.name}").click()
+    expect(page).to_have_url(re.compile(r"#member-\d+$"))
+    expect(mio.get_by_role("table", name="Statistics of Mio")).to_be_in_viewport()
+    expect(page.locator(FOLDS + "[open]")).to_have_count(1)
+
+    # Printed, every card is open.
+    page.emulate_media(media="print")
+    for name in force.members.values_list("name", flat=True):
+        table = page.get_by_role("table", name=f"Statistics of {name}")
+        expect(table).to_be_visible()
+    page.emulate_media(media="screen")
+    expect(stats).to_be_hidden()
 
 
 @pytest.mark.parametrize("view", ["desktop-dark", "phone-light"])
