@@ -2,6 +2,7 @@
 
 import datetime
 import json
+import re
 from types import SimpleNamespace
 
 import pytest
@@ -16,6 +17,7 @@ from campaign.models import (
     CampaignPlayer,
     LedgerEntry,
 )
+from roster import engine
 from roster.models import Force, Member, SkillRoll
 from rules.loader import get_catalogue
 from tests.campaign.conftest import TODAY, everyone, freeform_force, make_user, record
@@ -1220,3 +1222,71 @@ def test_a_rolled_level_up_shows_its_roll_in_place_with_the_real_fr_costs(
         "The 1 FR already paid for re-rolls stay paid, so this level-up costs 3 FR in all (R5a)."
         in page
     )
+
+
+# --- R5a: no level-up re-roll the member's FR cannot pay -----------------------------------
+
+ROLL_AGAIN = f"Roll again (costs {engine.REROLL_FR_COST} FR)"
+FORM_ERRORS = re.compile(r'<div class="form-errors" role="alert"[^>]*>(.*?)</div>', re.S)
+
+
+def fr_of(cf: CampaignForce, name: str) -> int:
+    members = Force.objects.get(pk=cf.force_id).evaluation["members"]
+    return next(m for m in members if m["name"] == name)["stats"]["FR"]
+
+
+@pytest.fixture
+def rerolling(client, campaign, alice, red, levelled, monkeypatch):
+    """Ann's level-up on the Movement line, rolled on the page; `down_to(fr)` re-rolls
+    (engine.REROLL_FR_COST FR each, R5) until her FR is `fr`."""
+    dice = ScriptedDice()
+    monkeypatch.setattr("campaign.views.dice", lambda: dice)
+    login(client, alice)
+    dice.faces.append(2)
+    client.post(level_up_url(campaign, red, levelled), {"advancement": "4", "method": "rolled"})
+    again = {"roll-action": "roll", "roll-slot": "level_ups/0"}
+
+    def down_to(fr: int) -> None:
+        while fr_of(red, "Ann") > fr:
+            dice.faces.append(2)
+            assert (
+                client.post(level_up_url(campaign, red, levelled, roll=True), again).status_code
+                == 302
+            )
+        assert fr_of(red, "Ann") == fr
+
+    return SimpleNamespace(down_to=down_to, dice=dice, again=again)
+
+
+def test_r5a_a_level_up_reroll_is_offered_at_fr_equal_to_its_cost(
+    client, campaign, red, levelled, rerolling
+):
+    rerolling.down_to(engine.REROLL_FR_COST)
+    page = html(client.get(level_up_url(campaign, red, levelled)))
+    assert page.count(ROLL_AGAIN) == 1
+    assert "No re-roll" not in page
+    rerolling.dice.faces.append(5)
+    response = client.post(level_up_url(campaign, red, levelled, roll=True), rerolling.again)
+    assert response.status_code == 302
+    assert fr_of(red, "Ann") == 0  # R3: down to 0, no further
+
+
+def test_r5a_no_level_up_reroll_one_fr_short_and_a_forged_one_is_refused(
+    client, campaign, red, levelled, rerolling
+):
+    rerolling.down_to(engine.REROLL_FR_COST - 1)
+    page = html(client.get(level_up_url(campaign, red, levelled)))
+    no_reroll = "No re-roll: Ann has 0 FR, and FR cannot go below 0 (R5a)."
+    assert ROLL_AGAIN not in page
+    assert page.count(no_reroll) == 1
+    before = state()
+    rerolling.dice.faces.append(5)
+    response = client.post(level_up_url(campaign, red, levelled, roll=True), rerolling.again)
+    assert response.status_code == 400
+    answer = html(response)
+    assert [re.sub(r"<[^>]+>", "", e).strip() for e in FORM_ERRORS.findall(answer)] == [
+        "Ann has no FR left to pay for this (R5a: FR may not go below 0)."
+    ]
+    assert ROLL_AGAIN not in answer
+    assert answer.count(no_reroll) == 1
+    assert state() == before
