@@ -1290,3 +1290,48 @@ def test_r5a_no_level_up_reroll_one_fr_short_and_a_forged_one_is_refused(
     assert ROLL_AGAIN not in answer
     assert answer.count(no_reroll) == 1
     assert state() == before
+
+
+# --- the battle form's default ticks (fewer actions, issue #11) -----------------------------
+
+TICKED = re.compile(r'<input type="checkbox" name="forces" value="(\d+)" checked>')
+SHOWN = re.compile(r'name="shown-(\d+)"')
+
+
+def ticks(client, campaign, user) -> tuple[set[int], set[int]]:
+    """The forces the new battle form starts ticked, and those whose members it lists."""
+    page = html(login(client, user).get(reverse("campaign:record_battle", args=[campaign.pk])))
+    return {int(pk) for pk in TICKED.findall(page)}, {int(pk) for pk in SHOWN.findall(page)}
+
+
+@pytest.fixture
+def green(campaign):
+    """A third force in the campaign, carol's."""
+    carol = make_user("carol")
+    services.join_campaign(user=carol, token=campaign.invite_token)
+    return services.enter_force(
+        campaign=campaign, player=carol, force=freeform_force(carol, "Green Club")
+    )
+
+
+@pytest.mark.parametrize("who", ["alice", "bob", "organiser"])
+def test_two_forces_start_ticked_for_anyone_recording(client, campaign, red, blue, who, request):
+    both = {red.pk, blue.pk}
+    assert ticks(client, campaign, request.getfixturevalue(who)) == (both, both)
+
+
+def test_of_three_forces_the_recorder_s_own_starts_ticked(
+    client, campaign, alice, bob, organiser, red, blue, green
+):
+    assert ticks(client, campaign, alice) == ({red.pk}, {red.pk})
+    assert ticks(client, campaign, bob) == ({blue.pk}, {blue.pk})
+    # The organiser has no force here: nothing is guessed, the form asks.
+    assert ticks(client, campaign, organiser) == (set(), set())
+    page = html(client.get(reverse("campaign:record_battle", args=[campaign.pk])))
+    assert "Tick the forces that played" in page
+
+
+def test_a_retired_third_force_leaves_two_to_tick(client, campaign, alice, red, blue, green):
+    services.retire_campaign_force(campaign_force=green, by=green.player)
+    both = {red.pk, blue.pk}
+    assert ticks(client, campaign, alice) == (both, both)
