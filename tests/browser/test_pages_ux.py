@@ -414,3 +414,40 @@ def test_recording_a_battle_takes_few_actions_and_checks_itself(live_server, dem
     actions += 1
     expect(page.get_by_text("Battle recorded.")).to_be_visible()
     print(f"\n[measure] {view}: actions to record a two-force battle: {actions}")
+
+
+# In the page, from the click (capturing, before htmx sees it) to htmx:afterSettle, the
+# moment the answer is in the DOM: what the player waits for. Measured, not asserted.
+CLICK_TO_DOM = """() => {
+  window.__latencies = [];
+  document.addEventListener("click", () => { window.__clicked = performance.now(); }, true);
+  document.addEventListener("htmx:afterSettle", () => {
+    if (window.__clicked === undefined) return;
+    window.__latencies.push(performance.now() - window.__clicked);
+    window.__clicked = undefined;
+  });
+}"""
+
+
+@pytest.mark.parametrize("view", ["desktop-light", "phone-light"])
+def test_builder_edits_measured_click_to_updated_dom(live_server, demo, pages, view):
+    """Twenty builder edits (add, then remove, a Light Shield): each waits on the notice
+    it brings; the median and p90 click-to-updated-DOM are printed for the note."""
+    user, force, _ = demo
+    page = pages(user, view)
+    page.goto(member_url(live_server, force, "Kenji", "equipment"))
+    page.evaluate(CLICK_TO_DOM)
+    notice = page.locator("#builder-notice")
+    step = page.locator("#step-equipment")
+    for _ in range(10):
+        step.get_by_role("button", name="Add Light Shield").click()
+        expect(notice).to_have_text("Added Light Shield.")
+        step.get_by_role("button", name="Remove Light Shield").click()
+        expect(notice).to_have_text("Removed Light Shield.")
+    times = sorted(page.evaluate("() => window.__latencies"))
+    assert len(times) == 20
+    median = (times[9] + times[10]) / 2
+    p90 = times[17]
+    print(
+        f"\n[measure] {view}: builder edit click-to-DOM median {median:.0f} ms, p90 {p90:.0f} ms"
+    )
