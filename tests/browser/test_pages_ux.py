@@ -15,8 +15,11 @@ from django.urls import reverse
 from playwright.sync_api import Page, expect
 
 from campaign.models import Campaign
+from roster import services
 from roster.models import Force
 from tests.browser.conftest import VIEWS, assert_accessible, horizontal_overflow, signed_in_page
+from tests.roster.builders import student
+from tests.roster.test_rolls import ScriptedDice
 
 ALL_VIEWS = list(VIEWS)
 PHONES = ["phone-light", "phone-dark"]
@@ -173,7 +176,7 @@ def test_member_cards_fold_to_a_summary_on_the_force_page(live_server, demo, pag
     emma = page.get_by_role("article", name="Emma")
     stats = emma.get_by_role("table", name="Statistics of Emma")
     expect(stats).to_be_hidden()
-    expect(emma.locator("summary")).to_have_text(
+    expect(emma.locator(".member-fold__summary")).to_have_text(
         re.compile(
             r"^\s*Emma\s+Student\s+Level 1\s+5 R\s+"
             r"ME 1 · RA 1 · CA 4 · DF 8 · HP 12 · FR 3\s+No problems\s*$"
@@ -185,7 +188,7 @@ def test_member_cards_fold_to_a_summary_on_the_force_page(live_server, demo, pag
     assert_accessible(page)
 
     # The keyboard opens a card: Tab reaches its summary, Enter opens it.
-    emma.locator("summary").focus()
+    emma.locator(".member-fold__summary").focus()
     page.keyboard.press("Enter")
     expect(stats).to_be_visible()
     expect(stats.get_by_role("cell")).to_have_text(["1", "1", "4", "8", "12", "3"])
@@ -197,13 +200,13 @@ def test_member_cards_fold_to_a_summary_on_the_force_page(live_server, demo, pag
     page.reload()
     expect(page.locator(FOLDS + "[open]")).to_have_count(1)
     expect(stats).to_be_visible()
-    emma.locator("summary").focus()
+    emma.locator(".member-fold__summary").focus()
     page.keyboard.press(" ")  # Space closes it again
     expect(stats).to_be_hidden()
 
     # Back from the builder, the card of the member just edited is open and in sight.
     mio = page.get_by_role("article", name="Mio")
-    mio.locator("summary").click()
+    mio.locator(".member-fold__summary").click()
     mio.get_by_role("link", name="Edit Mio").click()
     expect(page.get_by_role("heading", name="Mio", level=1)).to_be_visible()
     page.get_by_role("link", name=f"Back to {force.name}").click()
@@ -340,7 +343,7 @@ def test_every_choice_says_what_it_does(live_server, demo, pages, view):
     page = pages(user, view)
     page.goto(member_url(live_server, force, "Emma", "purchases"))
     skills = page.locator("#step-purchases details.option-group").nth(1)
-    skills.locator("summary").click()
+    skills.locator(".member-fold__summary").click()
     # Skills to buy: every skill row says what it does (statistic lines need no words).
     rows = page.evaluate(ROWS_WITHOUT_EFFECT, "purchases")
     assert [r for r in rows if not r.startswith(("+", "-"))] == []
@@ -451,3 +454,55 @@ def test_builder_edits_measured_click_to_updated_dom(live_server, demo, pages, v
     print(
         f"\n[measure] {view}: builder edit click-to-DOM median {median:.0f} ms, p90 {p90:.0f} ms"
     )
+
+
+# Issue #11 (9): a 60-character club name without spaces, and an opened roll history.
+CLUB = "Astronomy" * 6 + "Circle"  # 60 characters, no space to break at
+
+CARD_PAST_COLUMN = """card => {
+  const box = card.getBoundingClientRect();
+  const column = card.parentElement.getBoundingClientRect();
+  return Math.max(0, Math.round(box.right - column.right), Math.round(box.width - column.width));
+}"""
+
+
+@pytest.mark.parametrize("view", ["desktop-light", "phone-dark"])
+def test_a_long_club_name_and_the_roll_history_stay_in_the_card_s_column(
+    live_server, demo, pages, view
+):
+    user, force, _ = demo
+    assert len(CLUB) == 60
+    wide = services.add_member(
+        force=force,
+        actor=user,
+        data=student(
+            "Wide",
+            club={"name": CLUB, "society": "technical", "choice": "RA"},
+            free_advancements=[{"line": 4}, {"line": 3}],
+        ),
+    )
+    for face in (3, 9):  # a roll and a re-roll: two rows of history
+        services.roll_skill(
+            force=Force.objects.get(pk=force.pk),
+            actor=user,
+            member_id=wide.pk,
+            slot="free_advancements/0",
+            rng=ScriptedDice(face),
+        )
+    page = pages(user, view)
+    page.goto(live_server.url + reverse("roster:detail", args=[force.pk]))
+    card = page.get_by_role("article", name="Wide")
+    card.locator(".member-fold__summary").click()
+    card.get_by_text("Roll history (2)").click()
+    expect(card.get_by_role("table", name="Skill rolls of Wide")).to_be_visible()
+    expect(card).to_contain_text(CLUB)
+    assert card.evaluate(CARD_PAST_COLUMN) == 0
+    assert "page" not in horizontal_overflow(page)
+    assert_accessible(page)
+    # The builder's card beside the steps too.
+    page.goto(live_server.url + reverse("roster:member", args=[force.pk, wide.pk]))
+    aside = page.get_by_role("complementary", name="Wide so far")
+    aside.get_by_text("Roll history (2)").click()
+    expect(aside.get_by_role("table", name="Skill rolls of Wide")).to_be_visible()
+    assert aside.locator("article").evaluate(CARD_PAST_COLUMN) == 0
+    assert "page" not in horizontal_overflow(page)
