@@ -343,7 +343,7 @@ def test_every_choice_says_what_it_does(live_server, demo, pages, view):
     page = pages(user, view)
     page.goto(member_url(live_server, force, "Emma", "purchases"))
     skills = page.locator("#step-purchases details.option-group").nth(1)
-    skills.locator(".member-fold__summary").click()
+    skills.locator("summary").click()
     # Skills to buy: every skill row says what it does (statistic lines need no words).
     rows = page.evaluate(ROWS_WITHOUT_EFFECT, "purchases")
     assert [r for r in rows if not r.startswith(("+", "-"))] == []
