@@ -419,17 +419,18 @@ def test_recording_a_battle_takes_few_actions_and_checks_itself(live_server, dem
     print(f"\n[measure] {view}: actions to record a two-force battle: {actions}")
 
 
-# In the page, from the click (capturing, before htmx sees it) to htmx:afterSettle, the
+# In the page, from the click (capturing, before htmx sees it) to htmx:afterSwap, the
 # moment the answer is in the DOM: what the player waits for. Measured, not asserted.
 CLICK_TO_DOM = """() => {
   window.__latencies = [];
   document.addEventListener("click", () => { window.__clicked = performance.now(); }, true);
-  document.addEventListener("htmx:afterSettle", () => {
+  document.addEventListener("htmx:afterSwap", () => {
     if (window.__clicked === undefined) return;
     window.__latencies.push(performance.now() - window.__clicked);
     window.__clicked = undefined;
   });
 }"""
+MEASURED = "n => window.__latencies.length >= n"
 
 
 @pytest.mark.parametrize("view", ["desktop-light", "phone-light"])
@@ -442,11 +443,14 @@ def test_builder_edits_measured_click_to_updated_dom(live_server, demo, pages, v
     page.evaluate(CLICK_TO_DOM)
     notice = page.locator("#builder-notice")
     step = page.locator("#step-equipment")
-    for _ in range(10):
+    for i in range(10):
+        # Each click waits for the last one's answer to be measured, not only shown.
         step.get_by_role("button", name="Add Light Shield").click()
         expect(notice).to_have_text("Added Light Shield.")
+        page.wait_for_function(MEASURED, arg=2 * i + 1)
         step.get_by_role("button", name="Remove Light Shield").click()
         expect(notice).to_have_text("Removed Light Shield.")
+        page.wait_for_function(MEASURED, arg=2 * i + 2)
     times = sorted(page.evaluate("() => window.__latencies"))
     assert len(times) == 20
     median = (times[9] + times[10]) / 2
