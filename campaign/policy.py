@@ -26,10 +26,12 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
+from django.urls import reverse
+
 from dbd_site.errors import Conflict, Invalid, NotAllowed, Problem, declare_codes, pointer
 from roster import documents
 from roster.models import Force
-from roster.policy import Command, MemberState, Proposal, Verdict
+from roster.policy import Command, MemberState, Note, Proposal, Verdict
 
 CODES = declare_codes(
     {
@@ -140,6 +142,16 @@ class CampaignPolicy:
 
     def offers(self, kind: str) -> bool:
         return kind not in {"set-resources", "delete"}
+
+    def note(self) -> Note:
+        campaign = self.entry.campaign
+        return Note(
+            text=f"This is your copy of the force in the campaign {campaign.name}: its "
+            "Resources come from the campaign's ledger (R15), and it leaves the campaign "
+            "by being retired there, not deleted.",
+            link=reverse("campaign:force", args=[campaign.pk, self.entry.pk]),
+            link_label=f"Its page in {campaign.name}",
+        )
 
     def judge(self, proposal: Proposal) -> Verdict:
         command = proposal.command

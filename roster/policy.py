@@ -102,6 +102,15 @@ class Verdict:
     notes: dict[str, Any] = field(default_factory=dict)
 
 
+@dataclass(frozen=True, slots=True)
+class Note:
+    """What the pages say about who holds a force (a campaign copy), and where to go."""
+
+    text: str
+    link: str
+    link_label: str
+
+
 class ForcePolicy(Protocol):
     def lock(self) -> None:
         """Take the policy's own row locks; called before the force row is locked."""
@@ -126,6 +135,9 @@ class ForcePolicy(Protocol):
 
     def offers(self, kind: str) -> bool:
         """Whether pages should offer a control for this kind of command at all."""
+
+    def note(self) -> Note | None:
+        """A line for the force's pages saying who holds it (None: its owner alone)."""
 
 
 class FreeformPolicy:
@@ -158,6 +170,9 @@ class FreeformPolicy:
 
     def offers(self, kind: str) -> bool:
         return True
+
+    def note(self) -> Note | None:
+        return None
 
 
 Resolver = Callable[[Force], ForcePolicy | None]

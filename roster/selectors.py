@@ -90,9 +90,10 @@ def get_force_row(*, user: User, force_id: int) -> Force:
     their answer in a cache keyed on the force's version (every write to a force or its
     members moves `updated_at`, `roster.services.refresh_evaluation`): its stored
     evaluation (the largest column) is read only if used, its members only through
-    `members_of`."""
-    force = get_object_or_404(forces_for(user=user).defer("evaluation"), pk=force_id)
-    return refreshed([force])[0]
+    `members_of`. A campaign copy's entry comes along (its policy, for the page's
+    controls), in the same query."""
+    forces = forces_for(user=user).defer("evaluation").select_related("campaign_entry__campaign")
+    return refreshed([get_object_or_404(forces, pk=force_id)])[0]
 
 
 def members_of(*, force: Force) -> list[Member]:

@@ -101,6 +101,9 @@ def _force_context(
             for i, m in enumerate(selectors.members_of(force=force))
         ]
 
+    # Who holds the force and what they refuse (a campaign copy: no Resources field, no
+    # Delete); asked only when the page's body is rendered, not served from the cache.
+    policy = cache(lambda: policy_for(force))
     share_url = None
     if force.share_token and not read_only:
         share_url = request.build_absolute_uri(reverse("roster:shared", args=[force.share_token]))
@@ -116,6 +119,9 @@ def _force_context(
         "share_url": share_url,
         "read_only": read_only,
         "member_cards_key": cache_keys.member_cards(request, force, read_only=read_only),
+        "policy_note": cache(lambda: None if read_only else policy().note()),
+        "offers_delete": cache(lambda: policy().offers("delete")),
+        "offers_resources": cache(lambda: policy().offers("set-resources")),
     }
 
 
@@ -222,6 +228,8 @@ def force_edit(request: HttpRequest, force_id: int) -> HttpResponse:
     """The force's name and Resources: inline on the force page with htmx, a page without."""
     force = _force(request, force_id)
     form = ForceForm(_posted(request), instance=force)
+    if not policy_for(force).offers("set-resources"):
+        del form.fields["resources"]  # a campaign copy's come from the ledger (R15)
     if request.method == "POST":
         if form.is_valid():
             try:
@@ -229,7 +237,7 @@ def force_edit(request: HttpRequest, force_id: int) -> HttpResponse:
                     force=force,
                     actor=request.user,
                     name=form.cleaned_data["name"],
-                    resources=form.cleaned_data["resources"],
+                    resources=form.cleaned_data.get("resources"),
                 )
             except DomainError as exc:
                 add_refusal_to_form(form, exc, {"/name": "name", "/resources": "resources"})
@@ -479,6 +487,7 @@ def _builder_context(
         ),
         "between_battles": between_battles,
         "ledger_balance": cache(policy.balance),
+        "policy_note": cache(policy.note),
         "equipment_groups": cache(lambda: options.equipment_options(data, catalogue)),
         "equipment_items": catalogue.equipment,
         "spell_groups": cache(lambda: options.spell_options(data, catalogue)),

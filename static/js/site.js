@@ -395,6 +395,69 @@
     checkBattle();
   });
 
+  // Folded member cards (the force page): a card the player opened stays open across
+  // htmx swaps and visits in this tab, the card the address points at (#member-12, as
+  // the builder's way back links) opens, and printing shows every card.
+  var FOLDS = "details[data-keep-open]";
+  function foldKey() {
+    return "open-cards:" + window.location.pathname;
+  }
+  function openFolds() {
+    try {
+      return JSON.parse(window.sessionStorage.getItem(foldKey()) || "[]");
+    } catch (error) {
+      return [];
+    }
+  }
+  function restoreFolds(root) {
+    var open = openFolds();
+    var hash = window.location.hash.replace(/^#/, "");
+    (root.querySelectorAll ? root : document).querySelectorAll(FOLDS).forEach(function (fold) {
+      var key = fold.getAttribute("data-keep-open");
+      if (open.indexOf(key) !== -1 || (hash && key === hash)) {
+        fold.open = true;
+      }
+    });
+  }
+  document.addEventListener("toggle", function (event) {
+    var fold = event.target;
+    if (!fold.matches || !fold.matches(FOLDS)) {
+      return;
+    }
+    if (fold.hasAttribute("data-print-open")) {
+      if (!fold.open) {
+        fold.removeAttribute("data-print-open");
+      }
+      return;
+    }
+    var key = fold.getAttribute("data-keep-open");
+    var open = openFolds().filter(function (k) { return k !== key; });
+    if (fold.open) {
+      open.push(key);
+    }
+    try {
+      window.sessionStorage.setItem(foldKey(), JSON.stringify(open));
+    } catch (error) {
+      // storage refused (private mode, full): cards just start folded next time
+    }
+  }, true);
+  document.addEventListener("htmx:load", function (event) {
+    restoreFolds(event.detail.elt.parentNode || document);
+  });
+  // Printing opens the folded cards and closes them again after; their toggles are not
+  // the player's doing, so they are not remembered.
+  window.addEventListener("beforeprint", function () {
+    document.querySelectorAll(FOLDS + ":not([open])").forEach(function (fold) {
+      fold.setAttribute("data-print-open", "");
+      fold.open = true;
+    });
+  });
+  window.addEventListener("afterprint", function () {
+    document.querySelectorAll(FOLDS + "[data-print-open]").forEach(function (fold) {
+      fold.open = false;
+    });
+  });
+
   // The print page's "Print" button (hidden until this script can make it work).
   function setUpPrintButton() {
     var button = document.getElementById("print-button");
@@ -412,6 +475,7 @@
     labelCells(document);
     setUpSteppers(document);
     checkBattle();
+    restoreFolds(document);
   }
   if (document.readyState === "loading") {
     document.addEventListener("DOMContentLoaded", setUp);

@@ -365,6 +365,7 @@ def test_a_new_player_builds_prints_exports_and_imports_a_force(live_server, pag
     expect_force_status(page, legal=True, spent=5, resources=50)
     expect_members(page, ["Emma", "Ann", "Ben", "Cat"])
     emma_card = page.get_by_role("article", name="Emma")
+    emma_card.locator(".member-fold__summary").click()  # the force page folds its cards
     expect_stats(emma_card, "Emma", "ME1 RA1 CA4 DF8 HP12 FR3")
     expect(emma_card.get_by_role("region", name="Cost of Emma")).to_contain_text(
         re.compile(r"Total\s*5 Resources")

@@ -19,6 +19,7 @@ from campaign.models import (
     CampaignPlayer,
     LedgerEntry,
 )
+from roster import engine
 from roster.models import Force, Member, SkillRoll
 from tests.campaign.conftest import TODAY, everyone, freeform_force, make_user, record
 from tests.roster.test_rolls import ScriptedDice
@@ -1035,6 +1036,48 @@ def test_a_natural_12_is_finished_with_the_rolls_endpoint(world, clients, dice):
     }
     missing = send(clients["alice"], "post", f"{level_up_url(world)}1/rolls/", {"action": "roll"})
     assert missing.status_code == 404
+
+
+def fr_of(cf: CampaignForce, name: str) -> int:
+    members = Force.objects.get(pk=cf.force_id).evaluation["members"]
+    return next(m for m in members if m["name"] == name)["stats"]["FR"]
+
+
+@pytest.mark.parametrize(("fr", "allowed"), [(engine.REROLL_FR_COST, True), (0, False)])
+def test_r5a_a_level_up_reroll_needs_the_fr_to_pay_for_it(world, clients, dice, fr, allowed):
+    """R17 rolls skills as R5 does: with FR exactly the re-roll's cost it is taken (FR 0
+    after, R3); below it, refused with one problem and nothing changes (R5a)."""
+    confirmed(world)
+    dice.faces.append(2)
+    assert send(clients["alice"], "post", level_up_url(world), {"line": 4}).status_code == 201
+    rolls = f"{level_up_url(world)}0/rolls/"
+    while fr_of(world.red, "Ann") > fr:
+        dice.faces.append(2)
+        assert send(clients["alice"], "post", rolls, {"action": "roll"}).status_code == 201
+    assert fr_of(world.red, "Ann") == fr
+    ann = member(world.red, "Ann")
+    before = (ann.level_ups, SkillRoll.objects.count(), Force.objects.get(pk=ann.force_id).version)
+
+    dice.faces.append(5)
+    response = send(clients["alice"], "post", rolls, {"action": "roll"})
+    if allowed:
+        assert response.status_code == 201, response.content
+        assert response.json()["roll"]["dice"] == [5]
+        assert fr_of(world.red, "Ann") == 0
+        return
+    assert response.status_code == 400
+    assert response.json() == {
+        "errors": [
+            {
+                "pointer": "/slot",
+                "code": "reroll-fr",
+                "message": "Ann has no FR left to pay for this (R5a: FR may not go below 0).",
+            }
+        ]
+    }
+    ann = member(world.red, "Ann")
+    after = (ann.level_ups, SkillRoll.objects.count(), Force.objects.get(pk=ann.force_id).version)
+    assert after == before
 
 
 def test_level_ups_of_a_member_of_another_force_are_404(world, clients):

@@ -5,6 +5,7 @@ not while a battle is pending, Resources from the ledger, each purchase one ledg
 
 import pytest
 from django.urls import reverse
+from django.utils.html import escape
 
 from campaign import selectors, services
 from campaign.models import LedgerEntry
@@ -92,6 +93,54 @@ def test_resources_and_delete_belong_to_the_campaign(client, alice, red):
     assert response.status_code == 302
     assert Force.objects.filter(pk=force.pk).exists()
     assert ledger(red) == START
+
+
+NOTE = (
+    "This is your copy of the force in the campaign Spring League: its Resources come "
+    "from the campaign's ledger (R15), and it leaves the campaign by being retired there, "
+    "not deleted."
+)
+
+
+def test_a_copy_s_pages_say_so_and_offer_no_control_the_campaign_refuses(
+    client, alice, campaign, red
+):
+    client.force_login(alice)
+    force = Force.objects.get(pk=red.force_id)
+    campaign_page = reverse("campaign:force", args=[campaign.pk, red.pk])
+    delete = f'href="{reverse("roster:delete", args=[force.pk])}"'
+    page = client.get(reverse("roster:detail", args=[force.pk])).content.decode()
+    assert page.count(escape(NOTE)) == 1
+    assert f'<a href="{campaign_page}">Its page in Spring League</a>' in page
+    assert delete not in page
+    assert ">Rename</a>" in page
+    assert "Edit name and Resources" not in page
+    # The rename form has no Resources field; a forged one changes nothing (R15).
+    form = client.get(reverse("roster:edit", args=[force.pk])).content.decode()
+    assert 'name="name"' in form
+    assert 'name="resources"' not in form
+    response = client.post(
+        reverse("roster:edit", args=[force.pk]), {"name": "Red Renamed", "resources": 999}
+    )
+    assert response.status_code == 302
+    renamed = Force.objects.get(pk=force.pk)
+    assert (renamed.name, renamed.resources) == ("Red Renamed", force.resources)
+    assert ledger(red) == START
+    # The builder says so too.
+    ann = ann_of(red)
+    builder = client.get(reverse("roster:member", args=[force.pk, ann.pk])).content.decode()
+    assert builder.count(escape(NOTE)) == 1
+
+
+def test_a_force_of_one_s_own_offers_delete_and_resources(client, alice, red):
+    client.force_login(alice)
+    original = Force.objects.get(owner=alice, campaign_entry__isnull=True)
+    page = client.get(reverse("roster:detail", args=[original.pk])).content.decode()
+    assert "Campaign copy" not in page
+    assert f'href="{reverse("roster:delete", args=[original.pk])}"' in page
+    assert "Edit name and Resources" in page
+    form = client.get(reverse("roster:edit", args=[original.pk])).content.decode()
+    assert 'name="resources"' in form
 
 
 def test_opponents_cannot_touch_another_players_campaign_force(client, bob, red):

@@ -2,6 +2,7 @@
 
 import datetime
 import json
+import re
 from types import SimpleNamespace
 
 import pytest
@@ -16,6 +17,7 @@ from campaign.models import (
     CampaignPlayer,
     LedgerEntry,
 )
+from roster import engine
 from roster.models import Force, Member, SkillRoll
 from rules.loader import get_catalogue
 from tests.campaign.conftest import TODAY, everyone, freeform_force, make_user, record
@@ -1245,3 +1247,116 @@ def test_a_rolled_level_up_shows_its_roll_in_place_with_the_real_fr_costs(
         "The 1 FR already paid for re-rolls stay paid, so this level-up costs 3 FR in all (R5a)."
         in page
     )
+
+
+# --- R5a: no level-up re-roll the member's FR cannot pay -----------------------------------
+
+ROLL_AGAIN = f"Roll again (costs {engine.REROLL_FR_COST} FR)"
+FORM_ERRORS = re.compile(r'<div class="form-errors" role="alert"[^>]*>(.*?)</div>', re.S)
+
+
+def fr_of(cf: CampaignForce, name: str) -> int:
+    members = Force.objects.get(pk=cf.force_id).evaluation["members"]
+    return next(m for m in members if m["name"] == name)["stats"]["FR"]
+
+
+@pytest.fixture
+def rerolling(client, campaign, alice, red, levelled, monkeypatch):
+    """Ann's level-up on the Movement line, rolled on the page; `down_to(fr)` re-rolls
+    (engine.REROLL_FR_COST FR each, R5) until her FR is `fr`."""
+    dice = ScriptedDice()
+    monkeypatch.setattr("campaign.views.dice", lambda: dice)
+    login(client, alice)
+    dice.faces.append(2)
+    client.post(level_up_url(campaign, red, levelled), {"advancement": "4", "method": "rolled"})
+    again = {"roll-action": "roll", "roll-slot": "level_ups/0"}
+
+    def down_to(fr: int) -> None:
+        while fr_of(red, "Ann") > fr:
+            dice.faces.append(2)
+            assert (
+                client.post(level_up_url(campaign, red, levelled, roll=True), again).status_code
+                == 302
+            )
+        assert fr_of(red, "Ann") == fr
+
+    return SimpleNamespace(down_to=down_to, dice=dice, again=again)
+
+
+def test_r5a_a_level_up_reroll_is_offered_at_fr_equal_to_its_cost(
+    client, campaign, red, levelled, rerolling
+):
+    rerolling.down_to(engine.REROLL_FR_COST)
+    page = html(client.get(level_up_url(campaign, red, levelled)))
+    assert page.count(ROLL_AGAIN) == 1
+    assert "No re-roll" not in page
+    rerolling.dice.faces.append(5)
+    response = client.post(level_up_url(campaign, red, levelled, roll=True), rerolling.again)
+    assert response.status_code == 302
+    assert fr_of(red, "Ann") == 0  # R3: down to 0, no further
+
+
+def test_r5a_no_level_up_reroll_one_fr_short_and_a_forged_one_is_refused(
+    client, campaign, red, levelled, rerolling
+):
+    rerolling.down_to(engine.REROLL_FR_COST - 1)
+    page = html(client.get(level_up_url(campaign, red, levelled)))
+    no_reroll = "No re-roll: Ann has 0 FR, and FR cannot go below 0 (R5a)."
+    assert ROLL_AGAIN not in page
+    assert page.count(no_reroll) == 1
+    before = state()
+    rerolling.dice.faces.append(5)
+    response = client.post(level_up_url(campaign, red, levelled, roll=True), rerolling.again)
+    assert response.status_code == 400
+    answer = html(response)
+    assert [re.sub(r"<[^>]+>", "", e).strip() for e in FORM_ERRORS.findall(answer)] == [
+        "Ann has no FR left to pay for this (R5a: FR may not go below 0)."
+    ]
+    assert ROLL_AGAIN not in answer
+    assert answer.count(no_reroll) == 1
+    assert state() == before
+
+
+# --- the battle form's default ticks (fewer actions, issue #11) -----------------------------
+
+TICKED = re.compile(r'<input type="checkbox" name="forces" value="(\d+)" checked>')
+SHOWN = re.compile(r'name="shown-(\d+)"')
+
+
+def ticks(client, campaign, user) -> tuple[set[int], set[int]]:
+    """The forces the new battle form starts ticked, and those whose members it lists."""
+    page = html(login(client, user).get(reverse("campaign:record_battle", args=[campaign.pk])))
+    return {int(pk) for pk in TICKED.findall(page)}, {int(pk) for pk in SHOWN.findall(page)}
+
+
+@pytest.fixture
+def green(campaign):
+    """A third force in the campaign, carol's."""
+    carol = make_user("carol")
+    services.join_campaign(user=carol, token=campaign.invite_token)
+    return services.enter_force(
+        campaign=campaign, player=carol, force=freeform_force(carol, "Green Club")
+    )
+
+
+@pytest.mark.parametrize("who", ["alice", "bob", "organiser"])
+def test_two_forces_start_ticked_for_anyone_recording(client, campaign, red, blue, who, request):
+    both = {red.pk, blue.pk}
+    assert ticks(client, campaign, request.getfixturevalue(who)) == (both, both)
+
+
+def test_of_three_forces_the_recorder_s_own_starts_ticked(
+    client, campaign, alice, bob, organiser, red, blue, green
+):
+    assert ticks(client, campaign, alice) == ({red.pk}, {red.pk})
+    assert ticks(client, campaign, bob) == ({blue.pk}, {blue.pk})
+    # The organiser has no force here: nothing is guessed, the form asks.
+    assert ticks(client, campaign, organiser) == (set(), set())
+    page = html(client.get(reverse("campaign:record_battle", args=[campaign.pk])))
+    assert "Tick the forces that played" in page
+
+
+def test_a_retired_third_force_leaves_two_to_tick(client, campaign, alice, red, blue, green):
+    services.retire_campaign_force(campaign_force=green, by=green.player)
+    both = {red.pk, blue.pk}
+    assert ticks(client, campaign, alice) == (both, both)

@@ -8,7 +8,7 @@ from rest_framework.test import APIClient
 from rest_framework.throttling import UserRateThrottle
 
 from accounts.tokens import create_api_token
-from roster import api, selectors, services
+from roster import api, engine, selectors, services
 from roster.models import Force, SkillRoll
 from tests.roster.builders import legal_force, signed_in, student
 from tests.roster.test_rolls import ScriptedDice
@@ -428,6 +428,47 @@ def test_rolling_again_is_a_reroll(owner_api, saved, dice):
     evaluation = owner_api.get(detail_url(saved)).json()["evaluation"]
     assert evaluation["members"][1]["stats"]["FR"] == 4  # -1 FR for the re-roll
     assert evaluation["members"][1]["unverified_rolls"] == 0
+
+
+@pytest.mark.parametrize(("fr", "allowed"), [(engine.REROLL_FR_COST, True), (0, False)])
+def test_r5a_a_reroll_needs_the_fr_to_pay_for_it(owner_api, saved, dice, fr, allowed):
+    """FR exactly the re-roll's cost pays for it (FR 0 after, R3); below it the re-roll is
+    refused with one problem and nothing changes (R5a)."""
+    dice.faces.append(3)
+    roll(owner_api, saved, {"slot": "free_advancements/0"})
+    while (now := ann_fr(owner_api, saved)) > fr:
+        dice.faces.append(3)
+        assert roll(owner_api, saved, {"slot": "free_advancements/0"}).status_code == 201
+    assert now == fr
+    before = owner_api.get(detail_url(saved)).json()
+    rolls = SkillRoll.objects.count()
+
+    dice.faces.append(5)
+    response = roll(owner_api, saved, {"slot": "free_advancements/0"})
+    if allowed:
+        assert response.status_code == 201
+        assert (
+            response.json()["advancement"]["rerolls"]
+            == before["document"]["members"][1]["free_advancements"][0]["rerolls"] + 1
+        )
+        assert ann_fr(owner_api, saved) == fr - engine.REROLL_FR_COST == 0
+        return
+    assert response.status_code == 400
+    assert response.json() == {
+        "errors": [
+            {
+                "code": "reroll-fr",
+                "pointer": "/slot",
+                "message": "Ann has no FR left to pay for this (R5a: FR may not go below 0).",
+            }
+        ]
+    }
+    assert owner_api.get(detail_url(saved)).json() == before
+    assert SkillRoll.objects.count() == rolls
+
+
+def ann_fr(client, force) -> int:
+    return client.get(detail_url(force)).json()["evaluation"]["members"][1]["stats"]["FR"]
 
 
 def test_pick_freely_then_a_free_pick(owner_api, saved, dice):

@@ -1,5 +1,7 @@
 """roster.options: what a member could take next, as the engine answers it."""
 
+import re
+
 import pytest
 
 from roster import options
@@ -267,3 +269,32 @@ def test_what_ifs_are_quick(catalogue):
         options.purchase_options(emma(), catalogue)
         options.spell_options(emma(), catalogue)
     assert (time.perf_counter() - start) / 5 < 0.5
+
+
+JARGON = re.compile(r"between_battles|[a-z]+/[a-z-]+|'|`|/members/|\{|\}")
+
+
+@pytest.mark.parametrize("between_battles", [False, True])
+def test_no_reason_a_player_reads_is_jargon(catalogue, between_battles):
+    """Issue #11 (5): no "purchases marked between_battles", no 'category/slug' names,
+    no pointers; every refusal a picker shows is plain words."""
+    emma_now = {**emma(), "xp": 3, "level_ups": [{"line": 4}]}
+    loaded = student("Ann", equipment=["polearm", "simple-weapon", "light-pistol"])
+    rows = [
+        *(o for g in options.equipment_options(emma_now, catalogue) for o in g.options),
+        *(o for g in options.equipment_options(loaded, catalogue) for o in g.options),
+        *(o for g in options.spell_options(emma_now, catalogue) for o in g.options),
+        *(o for g in options.spell_options(loaded, catalogue) for o in g.options),
+        *(
+            o
+            for member in (emma_now, loaded)
+            for g in options.purchase_options(member, catalogue, between_battles=between_battles)
+            for o in g.options
+        ),
+        *options.free_advancement_options(loaded, catalogue, 0),
+        *options.pick_options(emma_now, catalogue, "free_advancements", 0, "spellcasting"),
+        *options.pick_options(emma_now, catalogue, "level_ups", 0, "spellcasting"),
+    ]
+    reasons = {o.reason for o in rows if o.reason}
+    assert len(reasons) >= 5  # the test means something: there are refusals to read
+    assert sorted(r for r in reasons if JARGON.search(r)) == []

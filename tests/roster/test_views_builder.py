@@ -2,11 +2,12 @@
 the server's dice (R5) injected."""
 
 import json
+import re
 
 import pytest
 from django.urls import reverse
 
-from roster import selectors, services, views
+from roster import engine, selectors, services, views
 from roster.models import Force, Member, SkillRoll
 from tests.roster.builders import emma, legal_force, student
 from tests.roster.test_rolls import ScriptedDice
@@ -511,3 +512,75 @@ def test_the_pick_says_what_it_costs_after_re_rolls_r5a(browser, rolling, dice):
         "The 1 FR already paid for re-rolls stay paid: with the pick this advancement "
         "costs 3 FR in all (R5a)."
     ) in page
+
+
+# --- R5a: no re-roll the member's FR cannot pay ----------------------------------------------
+
+ALERTS = re.compile(r'<p class="error" role="alert">(.*?)</p>', re.S)
+REROLL_BUTTON = f"Re-roll (-{engine.REROLL_FR_COST} FR)"
+NO_REROLL = "No re-roll: FR cannot go below 0 (R5a)."
+
+
+def rolled_down_to(member: Member, owner, fr: int) -> None:
+    """Roll Ann's Movement line on the server, then re-roll until her FR is `fr`: each
+    re-roll costs engine.REROLL_FR_COST (R5)."""
+    force = member.force
+    services.roll_skill(
+        force=force,
+        actor=owner,
+        member_id=member.pk,
+        slot="free_advancements/0",
+        rng=ScriptedDice(3),
+    )
+    while (now := result_for(force.pk, "Ann")["stats"]["FR"]) > fr:
+        assert now - engine.REROLL_FR_COST >= fr
+        services.roll_skill(
+            force=Force.objects.get(pk=force.pk),
+            actor=owner,
+            member_id=member.pk,
+            slot="free_advancements/0",
+            rng=ScriptedDice(3),
+        )
+    assert result_for(force.pk, "Ann")["stats"]["FR"] == fr
+
+
+def stored(force_id: int) -> tuple:
+    """What a refused re-roll must leave as it was."""
+    force = Force.objects.get(pk=force_id)
+    ann = force.members.get(name="Ann")
+    return force.version, ann.free_advancements, SkillRoll.objects.count(), force.evaluation
+
+
+def test_r5a_a_reroll_is_offered_while_fr_can_pay_for_it(browser, rolling, owner, dice):
+    # FR exactly the re-roll's cost: offered, and taking it leaves FR at 0 (R3, R5a).
+    rolled_down_to(rolling, owner, fr=engine.REROLL_FR_COST)
+    page_url = reverse("roster:member", args=[rolling.force_id, rolling.pk]) + "?step=free"
+    page = html(browser.get(page_url))
+    assert page.count(REROLL_BUTTON) == 1
+    assert NO_REROLL not in page
+    dice(5)
+    response = roll(browser, rolling, **HTMX)
+    assert response.status_code == 200
+    assert ALERTS.findall(html(response)) == []
+    assert result_for(rolling.force_id, "Ann")["stats"]["FR"] == 0
+
+
+def test_r5a_no_reroll_is_offered_one_fr_short_and_a_forged_one_is_refused(
+    browser, rolling, owner, dice
+):
+    rolled_down_to(rolling, owner, fr=engine.REROLL_FR_COST - 1)
+    page_url = reverse("roster:member", args=[rolling.force_id, rolling.pk]) + "?step=free"
+    page = html(browser.get(page_url))
+    assert REROLL_BUTTON not in page
+    assert page.count(NO_REROLL) == 1
+    before = stored(rolling.force_id)
+    refusal = "Ann has no FR left to pay for this (R5a: FR may not go below 0)."
+    for extra in (HTMX, {}):  # the step in place (htmx), or the page again (a plain post)
+        dice(5)
+        response = roll(browser, rolling, **extra)
+        assert response.status_code == 400
+        answer = html(response)
+        assert ALERTS.findall(answer) == [refusal]
+        assert REROLL_BUTTON not in answer
+        assert answer.count(NO_REROLL) == 1
+        assert stored(rolling.force_id) == before
