@@ -704,8 +704,10 @@ def mixed_section(plan: Plan, world, phases) -> list[str]:
     lines += [
         "",
         "Cache misses seen over HTTP (`bench.cache` in every worker; a miss is a render from "
-        "the database): each worker keeps its own cache unless the site configures a shared "
-        "one, so the first view of a new version on each worker misses.",
+        "the database). The bench runs the site's own production cache (PostgreSQL's "
+        "`DatabaseCache` without `REDIS_URL`, Redis with it), shared by every worker, so "
+        "only the first view of a new version misses: with two views of each after an edit "
+        "in the round, 50% is the least possible. A member card changes with every edit.",
         "",
         "| cached answer | hits | misses | miss rate, min / median / max of runs |",
         "| --- | --- | --- | --- |",
