@@ -133,7 +133,7 @@ def test_no_page_scrolls_sideways_on_a_phone(live_server, demo, pages, view):
     assert wide == {}
 
 
-@pytest.mark.parametrize("view", ["desktop-light", "phone-dark"])
+@pytest.mark.parametrize("view", ALL_VIEWS)
 def test_back_shows_the_page_as_it_now_is(live_server, demo, pages, view):
     user, force, _ = demo
     page = pages(user, view)
@@ -161,7 +161,7 @@ def test_back_shows_the_page_as_it_now_is(live_server, demo, pages, view):
 FOLDS = "details.member-fold"
 
 
-@pytest.mark.parametrize("view", ["desktop-light", "phone-light", "phone-dark"])
+@pytest.mark.parametrize("view", ALL_VIEWS)
 def test_member_cards_fold_to_a_summary_on_the_force_page(live_server, demo, pages, view):
     """Each card folds to its name, cost, statistics and problems; it opens with the
     keyboard, stays open across reloads and the way back from the builder, and prints
@@ -223,7 +223,7 @@ def test_member_cards_fold_to_a_summary_on_the_force_page(live_server, demo, pag
     expect(stats).to_be_hidden()
 
 
-@pytest.mark.parametrize("view", ["desktop-dark", "phone-light"])
+@pytest.mark.parametrize("view", ALL_VIEWS)
 def test_a_duplicate_name_is_flagged_at_the_field(live_server, demo, pages, view):
     user, force, _ = demo
     page = pages(user, view)
@@ -242,7 +242,7 @@ def test_a_duplicate_name_is_flagged_at_the_field(live_server, demo, pages, view
     assert_accessible(page)
 
 
-@pytest.mark.parametrize("view", ["desktop-light", "phone-dark"])
+@pytest.mark.parametrize("view", ALL_VIEWS)
 def test_a_refused_change_shows_in_place_under_debug(live_server, demo, pages, view, settings):
     settings.DEBUG = True  # `make run`: the live server's thread reads settings per request
     user, force, _ = demo
@@ -286,7 +286,7 @@ MISSING_BOTTOM_BORDERS = """() => [...document.querySelectorAll("table")]
   .map(row => row.closest("table").querySelector("caption")?.textContent.trim() || "a table")"""
 
 
-@pytest.mark.parametrize("view", ["desktop-light", "phone-dark"])
+@pytest.mark.parametrize("view", ALL_VIEWS)
 def test_the_print_sheet_has_whole_borders_whole_words_and_spell_outcomes(
     live_server, demo, pages, view
 ):
@@ -305,7 +305,7 @@ def test_the_print_sheet_has_whole_borders_whole_words_and_spell_outcomes(
     assert_accessible(page)
 
 
-@pytest.mark.parametrize("view", ["desktop-dark", "phone-light"])
+@pytest.mark.parametrize("view", ALL_VIEWS)
 def test_share_and_invite_links_have_copy_buttons(live_server, demo, pages, view):
     user, force, campaign = demo
     page = pages(user, view)
@@ -470,7 +470,7 @@ CARD_PAST_COLUMN = """card => {
 }"""
 
 
-@pytest.mark.parametrize("view", ["desktop-light", "phone-dark"])
+@pytest.mark.parametrize("view", ALL_VIEWS)
 def test_a_long_club_name_and_the_roll_history_stay_in_the_card_s_column(
     live_server, demo, pages, view
 ):
