@@ -97,6 +97,13 @@ LABELS: dict[str, str] = {
 }
 
 
+def setting_in_words(value: Any) -> str:
+    """A single setting's value as players read it: yes / no for a flag, else the number."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value)
+
+
 def house_rule_problems(rules: Any) -> list[str]:
     """Every reason the settings cannot be played with, in plain words ([] if fine).
 

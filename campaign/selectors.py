@@ -829,15 +829,11 @@ def house_rules_in_words(*, campaign: Campaign) -> list[tuple[str, str, str]]:
     """The campaign's house rules as (setting, label, value in words)."""
     rules = campaign.house_rules
     rows = [
-        (name, progression.LABELS[name], str(getattr(rules, name)))
-        for name in progression.HouseRules.number_names()
+        (name, progression.LABELS[name], progression.setting_in_words(getattr(rules, name)))
+        for name in (*progression.HouseRules.number_names(), *progression.HouseRules.flag_names())
     ]
     levels = ", ".join(f"level {i + 1} at {xp}" for i, xp in enumerate(rules.level_thresholds))
     rows.insert(8, ("level_thresholds", progression.LABELS["level_thresholds"], levels))
-    rows += [
-        (name, progression.LABELS[name], "yes" if getattr(rules, name) else "no")
-        for name in progression.HouseRules.flag_names()
-    ]
     return rows
 
 

@@ -308,13 +308,6 @@ def _house_rules(values: Mapping[str, Any], base: HouseRules | None = None) -> H
         ) from exc
 
 
-def _setting_words(value: Any) -> str:
-    """A setting's value in the log: yes/no for a flag, the number (or list) otherwise."""
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    return str(value)
-
-
 def _store_rules(campaign: Campaign, rules: HouseRules) -> None:
     for name, value in rules.as_dict().items():
         setattr(campaign, name, value)
@@ -385,7 +378,8 @@ def update_house_rules(*, campaign: Campaign, by: AbstractBaseUser, **values: An
         for entry in campaign.forces.select_related("force"):
             _resync(entry, "new level thresholds")
     described = "; ".join(
-        f"{progression.LABELS[name]} {_setting_words(old)} -> {_setting_words(new)}"
+        f"{progression.LABELS[name]} {progression.setting_in_words(old)} -> "
+        f"{progression.setting_in_words(new)}"
         for name, (old, new) in changes.items()
     )
     _log(
