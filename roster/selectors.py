@@ -34,6 +34,14 @@ def is_stale(force: Force) -> bool:
     )
 
 
+def stale_forces() -> QuerySet[Force]:
+    """Every force `is_stale` would name, as one query (`manage.py refresh_evaluations`)."""
+    catalogue = get_catalogue()
+    return Force.objects.filter(rules_version=catalogue.rules_version).exclude(
+        evaluation_content_version=catalogue.content_version
+    )
+
+
 def refreshed(forces: Forces) -> Forces:
     """`forces` (already read and authorised), each stale one's evaluation worked out
     again first (on the instances themselves)."""

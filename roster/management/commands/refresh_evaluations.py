@@ -19,7 +19,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 
 from dbd_site.errors import DomainError
-from roster import services
+from roster import selectors, services
 from roster.models import Force
 from rules.loader import get_catalogue
 from rules.models import RulesVersion
@@ -45,11 +45,7 @@ class Command(BaseCommand):
                 "longer played (admin: Rules versions) and run this again."
             )
         catalogue = get_catalogue()
-        stale = (
-            Force.objects.filter(rules_version=catalogue.rules_version)
-            .exclude(evaluation_content_version=catalogue.content_version)
-            .order_by("pk")
-        )
+        stale = selectors.stale_forces().order_by("pk")
         changed = unchanged = refused = 0
         after = 0
         while batch := list(stale.filter(pk__gt=after).defer("evaluation")[:batch_size]):
