@@ -12,7 +12,7 @@ from playwright.sync_api import expect
 from campaign import services
 from roster.models import Member
 from tests.browser.conftest import VIEWS, assert_accessible, signed_in_page
-from tests.campaign.conftest import everyone, freeform_force, record
+from tests.campaign.conftest import ann_takes_an_enemy_out, freeform_force
 from tests.roster.test_rolls import ScriptedDice
 
 
@@ -26,16 +26,7 @@ def test_a_rolled_level_up_shows_its_roll_in_place(
     blue = services.enter_force(
         campaign=campaign, player=bob, force=freeform_force(bob, "Blue Club")
     )
-    # Ann takes an enemy out: her XP reaches level 2 (R16) once Bob confirms (R14a).
-    battle = record(
-        campaign,
-        alice,
-        red,
-        blue,
-        red_results=everyone(red, Ann={"enemies_out_of_action": 1}),
-        blue_results=everyone(blue, Ben={"out_of_action": True}),  # R14b
-    )
-    services.confirm_battle(battle=battle, by=bob)
+    ann_takes_an_enemy_out(campaign, red, blue, by=alice, confirmed_by=bob)
     ann = Member.objects.get(force_id=red.force_id, name="Ann")
     dice = ScriptedDice(2)
     monkeypatch.setattr("campaign.views.dice", lambda: dice)

@@ -115,3 +115,20 @@ def record(campaign, by, red, blue, *, winner="red", scenario="Capture the Flag"
             blue: kw.pop("blue_results", None) or everyone(blue),
         },
     )
+
+
+def ann_takes_an_enemy_out(campaign, red, blue, *, by, confirmed_by, **kw):
+    """Red wins, and Red's Ann takes Blue's Ben Out of Action (R14b): `by` records it and
+    `confirmed_by` confirms it (R14a), so Ann has 3 XP and a level-up waiting (R16, R17).
+    `kw` goes to `record` (a scenario, a date). Returns the confirmed battle."""
+    battle = record(
+        campaign,
+        by,
+        red,
+        blue,
+        red_results=everyone(red, Ann={"enemies_out_of_action": 1}),
+        blue_results=everyone(blue, Ben={"out_of_action": True}),
+        **kw,
+    )
+    services.confirm_battle(battle=battle, by=confirmed_by)
+    return battle

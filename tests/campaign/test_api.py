@@ -21,7 +21,13 @@ from campaign.models import (
 )
 from roster import engine
 from roster.models import Force, Member, SkillRoll
-from tests.campaign.conftest import TODAY, everyone, freeform_force, make_user, record
+from tests.campaign.conftest import (
+    TODAY,
+    ann_takes_an_enemy_out,
+    freeform_force,
+    make_user,
+    record,
+)
 from tests.roster.test_rolls import ScriptedDice
 
 pytestmark = pytest.mark.django_db
@@ -140,15 +146,9 @@ def pending(world: World) -> None:
 def confirmed(world: World) -> None:
     """Red won, Ann took an enemy Out of Action: 3 XP, a level-up waiting (R16, R17)."""
     red, blue = world.red, world.blue
-    world.battle = record(
-        world.campaign,
-        world.users["alice"],
-        red,
-        blue,
-        red_results=everyone(red, Ann={"enemies_out_of_action": 1}),
-        blue_results=everyone(blue, Ben={"out_of_action": True}),  # R14b
+    world.battle = ann_takes_an_enemy_out(
+        world.campaign, red, blue, by=world.users["alice"], confirmed_by=world.users["bob"]
     )
-    services.confirm_battle(battle=world.battle, by=world.users["bob"])
 
 
 def open_level_up_roll(world: World) -> None:

@@ -11,6 +11,7 @@ from roster import services as roster_services
 from roster.models import Force, Member
 from rules.loader import get_catalogue
 from tests.campaign.conftest import (
+    ann_takes_an_enemy_out,
     api_problems,
     assert_resources_in_step,
     change_member,
@@ -212,15 +213,7 @@ def test_the_roster_api_refuses_what_the_campaign_refuses(fought, alice):
 def test_void_plan_lists_and_the_void_removes_the_level_up_latest_first(
     campaign, organiser, alice, bob, red, blue
 ):
-    battle = record(
-        campaign,
-        alice,
-        red,
-        blue,
-        red_results=everyone(red, Ann={"enemies_out_of_action": 1}),
-        blue_results=everyone(blue, Ben={"out_of_action": True}),
-    )
-    services.confirm_battle(battle=battle, by=bob)
+    battle = ann_takes_an_enemy_out(campaign, red, blue, by=alice, confirmed_by=bob)
     battle.refresh_from_db()
     ann = member(red, "Ann")
     services.take_level_up(campaign_force=red, by=alice, member=ann, line=2, choice="HP")

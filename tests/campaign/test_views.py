@@ -20,7 +20,13 @@ from campaign.models import (
 from roster import engine
 from roster.models import Force, Member, SkillRoll
 from rules.loader import get_catalogue
-from tests.campaign.conftest import TODAY, everyone, freeform_force, make_user, record
+from tests.campaign.conftest import (
+    TODAY,
+    ann_takes_an_enemy_out,
+    freeform_force,
+    make_user,
+    record,
+)
 from tests.campaign.test_selectors import bulk_battles
 from tests.roster.builders import emma, force, student
 from tests.roster.test_rolls import ScriptedDice
@@ -61,17 +67,15 @@ def outsider():
 @pytest.fixture
 def world(campaign, organiser, alice, bob, outsider, red, blue):
     """A confirmed battle (Ann reached level 2) and a pending one recorded by alice."""
-    confirmed = record(
+    confirmed = ann_takes_an_enemy_out(
         campaign,
-        alice,
         red,
         blue,
+        by=alice,
+        confirmed_by=bob,
         scenario="First Blood",
         played_on=TODAY - datetime.timedelta(days=7),
-        red_results=everyone(red, Ann={"enemies_out_of_action": 1}),
-        blue_results=everyone(blue, Ben={"out_of_action": True}),  # R14b
     )
-    services.confirm_battle(battle=confirmed, by=bob)
     pending = record(campaign, alice, red, blue, scenario="Second Wind", winner="blue")
     return SimpleNamespace(
         campaign=campaign,
@@ -93,15 +97,7 @@ def world(campaign, organiser, alice, bob, outsider, red, blue):
 @pytest.fixture
 def levelled(campaign, alice, bob, red, blue):
     """Ann of alice's Red has a level-up waiting and no battle is pending."""
-    battle = record(
-        campaign,
-        alice,
-        red,
-        blue,
-        red_results=everyone(red, Ann={"enemies_out_of_action": 1}),
-        blue_results=everyone(blue, Ben={"out_of_action": True}),  # R14b
-    )
-    services.confirm_battle(battle=battle, by=bob)
+    ann_takes_an_enemy_out(campaign, red, blue, by=alice, confirmed_by=bob)
     return Member.objects.get(force_id=red.force_id, name="Ann")
 
 
