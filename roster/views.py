@@ -295,12 +295,14 @@ def force_rules(request: HttpRequest, force_id: int) -> HttpResponse:
         return redirect("roster:detail", force_id=force.pk)
     status = 200
     if request.method == "POST":
-        made_on = request.POST.get("version", "")
+        seen = made_on(request)
         try:
             services.move_to_rules(
                 force=force,
                 actor=request.user,
-                made_on=int(made_on) if is_whole_number(made_on) else -1,
+                # The move is accepted only on the version the review showed: without
+                # one, it is refused as stale rather than made unchecked.
+                made_on=-1 if seen is None else seen,
             )
         except DomainError as exc:
             messages.error(request, " ".join(refusal_messages(exc)))
