@@ -49,6 +49,13 @@ def perform(
             situation,
         )
         return services.attack(declaration=declaration, **rolled)
+    if kind == "spell-attack":
+        need("target")
+        return services.spell_attack(
+            target=body["target"],
+            situation=table.Situation(**dict(body.get("situation") or {})),
+            **rolled,
+        )
     if kind == "transfer":
         need("transfers")
         moved: dict[int, int] = {}

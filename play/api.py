@@ -263,6 +263,8 @@ class BattleWatchView(BattleApiView):
         description=(
             "`type` is one of: " + ", ".join(serializers.ACTION_TYPES) + ". `figure` is the "
             "figure acting (attacker, caster, healer, reviver, jumper, or the one changed). "
+            "`spell-attack` rolls the waiting cast's attacks (the battle's `spell_attacks`) "
+            "on `target`, with its `situation`: its caster is the attacker. "
             "Leave `dice` out for the server's dice; send the dice rolled at the table to enter "
             "them (marked so in the log). Only the battle's players act."
         ),
@@ -306,6 +308,33 @@ class BattleOddsView(BattleApiView):
                 body.get("mode", 0),
                 table.Situation(**dict(body.get("situation") or {})),
             ),
+        )
+        return Response(presenters.odds_json(plan))
+
+
+@extend_schema_view(
+    post=extend_schema(
+        operation_id="battles_spell_attack_odds",
+        summary="A waiting spell attack's odds on one target, before rolling",
+        description=(
+            "The cast named by the battle's `spell_attacks` attacks as a ranged attack by its "
+            "caster: RA plus the tier's Acc against the target's DF with the ticked "
+            "situation. Refused with `no-spell-attacks` when no cast waits."
+        ),
+        parameters=[BATTLE_ID],
+        request=serializers.PlaySpellAttackDeclarationSerializer,
+        responses={200: serializers.PlayAttackOddsSerializer, **REFUSED, **COMMON},
+        tags=TAGS,
+    )
+)
+class BattleSpellAttackOddsView(BattleApiView):
+    serializer_class = serializers.PlayAttackOddsSerializer
+
+    def post(self, request: Request, battle_id: int) -> Response:
+        battle = selectors.get_battle(user=request.user, battle_id=battle_id)
+        body = _body(serializers.PlaySpellAttackDeclarationSerializer, request)
+        plan = services.plan_spell_attack(
+            battle, body["target"], table.Situation(**dict(body.get("situation") or {}))
         )
         return Response(presenters.odds_json(plan))
 

@@ -91,7 +91,7 @@ def body_from_post(post: QueryDict) -> dict[str, Any]:
         and not any(isinstance(d, list) for d in body["dice"])
     ):
         body["dice"] = [body["dice"]]  # one round: "8 3"
-    if body["type"] == "attack":
+    if body["type"] in ("attack", "spell-attack"):
         body["situation"] = situation
     if body["type"] == "transfer":
         recipients = post.getlist("recipient")

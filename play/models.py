@@ -108,6 +108,9 @@ class BattleFigure(models.Model):
 class BattleAction(models.Model):
     """One line of the battle's log: what was done, the dice, and the state before it."""
 
+    # The kinds of line that roll attacks: a Friendship transfer may follow either (P3).
+    ATTACK_KINDS = ("attack", "spell-attack")
+
     battle = models.ForeignKey(Battle, on_delete=models.CASCADE, related_name="actions")
     seq = models.PositiveIntegerField()
     kind = models.CharField(max_length=20)

@@ -103,6 +103,31 @@ def battle_json(view: selectors.BattleView, *, may_act: bool, absolute: Any) -> 
         ],
         "record": battle.record,
         "recorded_battle": battle.recorded_battle_id,
+        "spell_attacks": spell_attacks_json(view.spell_attacks),
+    }
+
+
+def spell_attacks_json(pending: selectors.SpellAttacksView | None) -> dict[str, Any] | None:
+    """The cast waiting for its attacks, as the API shows it (None when none waits)."""
+    if pending is None:
+        return None
+    a = pending.attacks
+    return {
+        "caster": pending.caster.id,
+        "spell": a.spell,
+        "successes": pending.successes,
+        "rate_of_fire": a.rate_of_fire,
+        "accuracy": a.accuracy,
+        "blast": a.blast,
+        "ignores_cover": a.ignores_cover,
+        "needs_line_of_sight": a.needs_line_of_sight,
+        "friends_too": a.friends_too,
+        "caster_too": a.caster_too,
+        "targets": a.targets,
+        "targets_left": pending.targets_left,
+        "attacked": [f.id for f in pending.attacked],
+        "may_target": [f.id for f in pending.targets],
+        "words": a.words(),
     }
 
 
@@ -303,14 +328,7 @@ def attack_odds(
     """The attack's needed roll, chance to hit and expected damage, before rolling (P2)."""
     if attacker is None or target is None:
         return {}
-    posted = QueryDict(mutable=True)
-    if values:
-        posted.update(values)
-    posted.setlist("type", ["attack"])
-    situation = forms.body_from_post(posted).get("situation", {})
     try:
-        checked = serializers.PlaySituationSerializer(data=situation)
-        checked.is_valid(raise_exception=True)
         mode = values.get("mode", "0") if values else "0"
         plan = services.plan_attack(
             view.battle,
@@ -320,12 +338,53 @@ def attack_odds(
                 kind,  # type: ignore[arg-type]
                 weapon.slug if weapon is not None else None,
                 whole_number(str(mode)) or 0,
-                table.Situation(**dict(checked.validated_data)),
+                _situation(values, "attack"),
             ),
         )
     except (DomainError, ValidationError) as error:
         return {"odds_errors": error_messages(error)}
     return {"odds": odds_json(plan)}
+
+
+def _situation(values: Any, kind: str) -> table.Situation:
+    """The situation ticked on a form, through the API's checks (raises ValidationError)."""
+    posted = QueryDict(mutable=True)
+    if values:
+        posted.update(values)
+    posted.setlist("type", [kind])
+    checked = serializers.PlaySituationSerializer(
+        data=forms.body_from_post(posted).get("situation", {})
+    )
+    checked.is_valid(raise_exception=True)
+    return table.Situation(**dict(checked.validated_data))
+
+
+def spell_attack_form(view: selectors.BattleView, values: Any) -> dict[str, Any] | None:
+    """The waiting cast's attack form: whom it may attack, the situations that apply to a
+    ranged attack by its caster, and the odds of what is ticked (P2)."""
+    pending = view.spell_attacks
+    if pending is None:
+        return None
+    chosen = whole_number(str(values.get("target", ""))) if values else None
+    target = next((f for f in pending.targets if f.id == chosen), None)
+    if target is None and pending.targets:
+        target = pending.targets[0]
+    form: dict[str, Any] = {
+        "pending": pending,
+        "target": target,
+        "values": values or {},
+        "fire_on_the_move": table.FIRE_ON_THE_MOVE in pending.caster.numbers["skills"],
+    }
+    if target is not None:
+        try:
+            plan = services.plan_spell_attack(
+                view.battle, target.id, _situation(values, "spell-attack")
+            )
+        except (DomainError, ValidationError) as error:
+            form["odds_errors"] = error_messages(error)
+        else:
+            form["odds"] = odds_json(plan)
+    return form
 
 
 def spell_options(

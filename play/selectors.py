@@ -17,6 +17,7 @@ from dbd_site.errors import NotFound
 from play import table
 from play.models import Battle, BattleAction, BattleFigure, BattleSide
 from roster.models import Force
+from rules.loader import get_catalogue
 
 User = AbstractBaseUser | AnonymousUser
 
@@ -145,6 +146,18 @@ class TransferOffer:
 
 
 @dataclass(frozen=True, slots=True)
+class SpellAttacksView:
+    """A cast waiting for its attacks to be rolled: its profile and whom it may attack."""
+
+    caster: FigureView
+    successes: int
+    attacks: table.SpellAttacks
+    attacked: list[FigureView]
+    targets: list[FigureView]  # the figures it may still attack
+    targets_left: int | None  # None: any number (every figure in the radius)
+
+
+@dataclass(frozen=True, slots=True)
 class BattleView:
     battle: Battle
     sides: list[SideView]
@@ -152,6 +165,7 @@ class BattleView:
     acting_side: int | None
     can_undo: bool
     transfer: TransferOffer | None = None
+    spell_attacks: SpellAttacksView | None = None
 
     @property
     def figures(self) -> list[FigureView]:
@@ -170,7 +184,7 @@ def _transfer_offer(battle: Battle, figures: dict[str, FigureView]) -> TransferO
     )
     if (
         last is None
-        or last.kind != "attack"
+        or last.kind not in BattleAction.ATTACK_KINDS
         or len(last.detail.get("results", [])) != 1
         or last.detail.get("check")
     ):
@@ -185,6 +199,34 @@ def _transfer_offer(battle: Battle, figures: dict[str, FigureView]) -> TransferO
         if f.side == target.side and f.id != target.id and f.state["status"] == table.ACTIVE
     ]
     return TransferOffer(target, damage, friends) if friends else None
+
+
+def _spell_attacks(battle: Battle, figures: dict[str, FigureView]) -> SpellAttacksView | None:
+    state = battle.state
+    pending = table.pending_spell_attacks(state)
+    if battle.status != Battle.Status.PLAYING or pending is None:
+        return None
+    spell = get_catalogue().spells.get(pending["spell"])
+    attacks = (
+        None
+        if spell is None
+        else table.spell_attacks(spell, pending["tier"], pending["successes"], pending["chosen"])
+    )
+    if attacks is None or pending["caster"] not in figures:
+        return None
+    attacked = [figures[f] for f in pending["attacked"] if f in figures]
+    return SpellAttacksView(
+        caster=figures[pending["caster"]],
+        successes=pending["successes"],
+        attacks=attacks,
+        attacked=attacked,
+        targets=[
+            f for fid, f in figures.items() if not table.spell_target_problems(state, fid, attacks)
+        ],
+        targets_left=None
+        if attacks.targets is None
+        else max(0, attacks.targets - len(pending["attacked"])),
+    )
 
 
 def battle_view(*, battle: Battle, log_limit: int | None = None) -> BattleView:
@@ -223,6 +265,7 @@ def battle_view(*, battle: Battle, log_limit: int | None = None) -> BattleView:
         sides=views,
         log=log,
         transfer=_transfer_offer(battle, figures_by_id),
+        spell_attacks=_spell_attacks(battle, figures_by_id),
         acting_side=table.acting_side(state, len(sides)),
         can_undo=battle.status == Battle.Status.PLAYING
         and battle.actions.filter(undone_at__isnull=True)

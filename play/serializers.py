@@ -15,6 +15,7 @@ ACTION_TYPES = (
     "attack",
     "transfer",
     "spell",
+    "spell-attack",
     "heal",
     "revive",
     "jump",
@@ -182,6 +183,33 @@ class PlayInitiativeSerializer(serializers.Serializer):
     winner = serializers.IntegerField()
 
 
+class PlaySpellAttacksSerializer(serializers.Serializer):
+    caster = serializers.IntegerField(help_text="The caster's figure id: the attacker.")
+    spell = serializers.CharField()
+    successes = serializers.IntegerField()
+    rate_of_fire = serializers.IntegerField(help_text="Attack dice against each target.")
+    accuracy = serializers.IntegerField(help_text="Acc: added to each attack's roll.")
+    blast = serializers.IntegerField(allow_null=True)
+    ignores_cover = serializers.BooleanField(help_text="No Obscured modifier applies.")
+    needs_line_of_sight = serializers.BooleanField()
+    friends_too = serializers.BooleanField(help_text="Friendly figures may be targets.")
+    caster_too = serializers.BooleanField(help_text="The caster is one of its targets.")
+    targets = serializers.IntegerField(
+        allow_null=True, help_text="How many targets; null: every figure in the radius."
+    )
+    targets_left = serializers.IntegerField(allow_null=True)
+    attacked = serializers.ListField(child=serializers.IntegerField())
+    may_target = serializers.ListField(
+        child=serializers.IntegerField(), help_text="Figures it may still attack."
+    )
+    words = serializers.CharField()
+
+
+class PlaySpellAttackDeclarationSerializer(StrictSerializer):
+    target = StrictIntegerField(min_value=1)
+    situation = PlaySituationSerializer(required=False)
+
+
 class PlayBattleSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     url = serializers.URLField()
@@ -202,6 +230,11 @@ class PlayBattleSerializer(serializers.Serializer):
     log = PlayLogLineSerializer(many=True)
     record = serializers.JSONField(allow_null=True)
     recorded_battle = serializers.IntegerField(allow_null=True)
+    spell_attacks = PlaySpellAttacksSerializer(
+        allow_null=True,
+        help_text="A Destruction spell (or Dragon Slayer) cast whose ranged attacks are still "
+        "to be rolled: post `spell-attack` actions, one per target. null when none waits.",
+    )
 
 
 class PlayBattleListItemSerializer(serializers.Serializer):

@@ -439,69 +439,77 @@ def attack(
 
     def do(t: ActionFrame) -> Outcome:
         plan = _plan(t.state, t.figures, declaration)
-        checks = 1 if plan.check_die else 0  # Subdual's or Exploit Weakness's second die
-        rolls, entered = t.dice(plan.rate_of_fire + checks)
-        attacker_id, target_id = str(declaration.attacker), str(declaration.target)
-        attacker_name = t.figures[attacker_id].name
-        target_fig = figure_of(t.figures[target_id])
-        events: list[table.Event] = []
-        results = []
-        checked = ""
-        warded: list[str] = []
-        for roll in rolls[: plan.rate_of_fire]:
-            result = table.resolve_attack(
-                plan, roll, dodge_inches=table.dodge_for_cover_inches(target_fig)
-            )
-            results.append(result)
-            hit = table.apply_hit(t.state, attacker_id, target_id, result)
-            events += hit.events
-            if said := hit.words(attacker_name):
-                warded.append(said)
-        if checks:
-            checked, more = table.apply_check_die(
-                t.state,
-                plan,
-                figure_of(t.figures[attacker_id]),
-                attacker_id,
-                target_id,
-                results[0],
-                rolls[-1],
-            )
-            events += more
-        words = (
-            f"{attacker_name} attacks {target_fig.name} ({plan.kind}, {plan.weapon_name}; "
-            f"{plan.needed_words()}): "
-            + " ".join(f"rolled {r.roll}. {r.words}" for r in results)
-            + "".join(f" {said}" for said in warded)
-            + (f" {checked}" if checked else "")
-            + _status_words(t, events)
-        )
-        return Outcome(
-            words,
-            detail={
-                "declaration": _declaration_json(declaration),
-                "needed": plan.needed,
-                "modified_df": plan.modified_df,
-                "results": [
-                    {
-                        "roll": r.roll,
-                        "success_rating": r.success_rating,
-                        "damage": r.damage,
-                        "hit": r.hit,
-                    }
-                    for r in results
-                ],
-                "damage": sum(r.damage for r in results),
-                "check": {"kind": plan.check_die, "die": rolls[-1]} if checks else None,
-                "target": target_id,
-                "attacker": attacker_id,
-            },
-            dice=rolls,
-            entered=entered,
-            events=events,
-        )
+        outcome = _roll_attack(t, plan, str(declaration.attacker), str(declaration.target))
+        outcome.detail["declaration"] = _declaration_json(declaration)
+        return outcome
 
     return _act(battle, by, "attack", do, dice=dice, rng=rng, if_match=if_match)
+
+
+def _roll_attack(
+    t: ActionFrame, plan: table.AttackPlan, attacker_id: str, target_id: str
+) -> Outcome:
+    """Roll a planned attack: one die per attack (its rate of fire), each resolved against
+    the target in turn (P3, the target's wards), then Subdual's or Exploit Weakness's die."""
+    checks = 1 if plan.check_die else 0
+    rolls, entered = t.dice(plan.rate_of_fire + checks)
+    attacker_name = t.figures[attacker_id].name
+    target_fig = figure_of(t.figures[target_id])
+    events: list[table.Event] = []
+    results = []
+    checked = ""
+    warded: list[str] = []
+    for roll in rolls[: plan.rate_of_fire]:
+        result = table.resolve_attack(
+            plan, roll, dodge_inches=table.dodge_for_cover_inches(target_fig)
+        )
+        results.append(result)
+        hit = table.apply_hit(t.state, attacker_id, target_id, result)
+        events += hit.events
+        if said := hit.words(attacker_name):
+            warded.append(said)
+    if checks:
+        checked, more = table.apply_check_die(
+            t.state,
+            plan,
+            figure_of(t.figures[attacker_id]),
+            attacker_id,
+            target_id,
+            results[0],
+            rolls[-1],
+        )
+        events += more
+    words = (
+        f"{attacker_name} attacks {target_fig.name} ({plan.kind}, {plan.weapon_name}; "
+        f"{plan.needed_words()}): "
+        + " ".join(f"rolled {r.roll}. {r.words}" for r in results)
+        + "".join(f" {said}" for said in warded)
+        + (f" {checked}" if checked else "")
+        + _status_words(t, events)
+    )
+    return Outcome(
+        words,
+        detail={
+            "needed": plan.needed,
+            "modified_df": plan.modified_df,
+            "results": [
+                {
+                    "roll": r.roll,
+                    "success_rating": r.success_rating,
+                    "damage": r.damage,
+                    "hit": r.hit,
+                }
+                for r in results
+            ],
+            "damage": sum(r.damage for r in results),
+            "check": {"kind": plan.check_die, "die": rolls[-1]} if checks else None,
+            "target": target_id,
+            "attacker": attacker_id,
+        },
+        dice=rolls,
+        entered=entered,
+        events=events,
+    )
 
 
 def _declaration_json(d: AttackDeclaration) -> dict[str, Any]:
@@ -534,7 +542,11 @@ def transfer_damage(
 
     def do(t: ActionFrame) -> Outcome:
         last = _last_effective(t.battle)
-        if last is None or last.kind != "attack" or not last.detail.get("damage"):
+        if (
+            last is None
+            or last.kind not in BattleAction.ATTACK_KINDS
+            or not last.detail.get("damage")
+        ):
             raise Invalid(
                 "nothing-to-transfer",
                 "Damage is transferred right after the attack that dealt it.",
@@ -550,7 +562,12 @@ def transfer_damage(
                 "the transfer as changes to the figures.",
                 pointer="/transfers",
             )
+        # Replayed from before the attack; a cast's attacks stay as that attack left them.
+        pending = t.state.get("spell_attacks")
         t.state = copy.deepcopy(last.state_before)
+        t.state.pop("spell_attacks", None)
+        if pending is not None:
+            t.state["spell_attacks"] = pending
         recipients: list[tuple[str, table.Recipient]] = []
         for i, (fid, amount) in enumerate(transfers.items()):
             key, bf, fig = t.figure(fid, f"/transfers/{i}")
@@ -694,6 +711,18 @@ def cast_spell(
             table.forget_spell(t.state, caster_id, spell)
             effects.append(f"{caster_bf.name} forgets {spells[spell].name}")
         at_the_table = table.spell_at_the_table(spell, tier_index)
+        # A new cast ends the last one's attacks; a Destruction tier opens its own.
+        table.close_spell_attacks(t.state)
+        attacks = (
+            None
+            if tier_index is None
+            else table.spell_attacks(spells[spell], tier_index, result.successes, chosen)
+        )
+        if attacks is not None:
+            table.open_spell_attacks(
+                t.state, caster_id, spell, tier_index or 0, result.successes, chosen
+            )
+            effects.append(f'its attacks: {attacks.words()}; roll them under "Spell attacks"')
         if spell == table.DISPEL_MAGIC and tier_index is not None:
             removed = table.dispelled(target_state["markers"], tier_index)
             if removed is None:
@@ -707,7 +736,10 @@ def cast_spell(
                 effects.append(f"{count} {table.MARKERS[marker]} removed from {target_name}")
         return Outcome(
             f"{caster_bf.name} casts {plan.spell_name} (Difficulty {plan.difficulty}, "
-            f"{plan.dice} dice) on {target_name}. {result.words()}"
+            f"{plan.dice} dice)"
+            # A spell that attacks names its targets as its attacks are rolled.
+            + ("" if table.attacks_with(spells[spell]) else f" on {target_name}")
+            + f". {result.words()}"
             + (" " + "; ".join(effects) + "." if effects else "")
             + (f" At the table: {at_the_table}" if at_the_table else ""),
             detail={
@@ -724,6 +756,82 @@ def cast_spell(
         )
 
     return _act(battle, by, "spell", do, dice=dice, rng=rng, if_match=if_match)
+
+
+def _spell_attack_plan(
+    state: table.BattleState,
+    figures: Mapping[str, BattleFigure],
+    target: int,
+    situation: table.Situation,
+) -> tuple[str, table.SpellAttacks, table.AttackPlan]:
+    """The waiting cast's attack on one target: (the caster's id, the cast's attacks, the
+    plan). Refused when no cast waits, or the target is not one it may attack."""
+    pending = table.pending_spell_attacks(state)
+    spell = None if pending is None else get_catalogue().spells.get(pending["spell"])
+    attacks = (
+        None
+        if pending is None or spell is None
+        else table.spell_attacks(spell, pending["tier"], pending["successes"], pending["chosen"])
+    )
+    if pending is None or attacks is None:
+        raise Invalid(
+            "no-spell-attacks",
+            "No spell's attacks are waiting: cast a Destruction spell first.",
+            pointer="/type",
+        )
+    target_id = str(target)
+    if target_id not in figures:
+        raise Invalid("not-found", f"No figure {target} in this battle.", pointer="/target")
+    problems = table.spell_target_problems(state, target_id, attacks)
+    if problems:
+        raise Invalid.of(problems)
+    caster_id = pending["caster"]
+    if state["figures"][target_id]["markers"].get("fortify", 0) > 0:
+        situation = dataclasses.replace(situation, target_fortified=True)
+    plan = table.plan_spell_attack(
+        figure_of(figures[caster_id]), figure_of(figures[target_id]), attacks, situation
+    )
+    return caster_id, attacks, plan
+
+
+def plan_spell_attack(
+    battle: Battle, target: int, situation: table.Situation | None = None
+) -> table.AttackPlan:
+    """The waiting cast's attack on `target` as declared, before rolling (its odds)."""
+    figures = {str(f.pk): f for f in BattleFigure.objects.filter(side__battle=battle)}
+    return _spell_attack_plan(battle.state, figures, target, situation or table.Situation())[2]
+
+
+def spell_attack(
+    *,
+    battle: Battle,
+    by: AbstractBaseUser,
+    target: int,
+    situation: table.Situation | None = None,
+    dice: Sequence[object] | None = None,
+    rng: random.Random | None = None,
+    if_match: int | None = None,
+) -> BattleAction:
+    """The last cast's attacks on one target: ranged attacks by the caster at the tier's
+    ROF and Acc, resolved as any ranged attack (P2, P3; see `table.plan_spell_attack`).
+    Each target is attacked once; the cast closes when its targets are used up, when the
+    caster's activation ends, or at the next cast or turn."""
+
+    def do(t: ActionFrame) -> Outcome:
+        declared = situation or table.Situation()
+        caster_id, attacks, plan = _spell_attack_plan(t.state, t.figures, target, declared)
+        target_id = str(target)
+        outcome = _roll_attack(t, plan, caster_id, target_id)
+        left = table.spend_spell_attack(t.state, target_id, attacks)
+        if left == 0:
+            outcome.words += f" {attacks.spell_name}'s attacks are done."
+        elif left is not None:
+            outcome.words += f" {attacks.spell_name} may attack {left} more."
+        outcome.detail["spell"] = attacks.spell
+        outcome.detail["situation"] = dataclasses.asdict(declared)
+        return outcome
+
+    return _act(battle, by, "spell-attack", do, dice=dice, rng=rng, if_match=if_match)
 
 
 def heal(

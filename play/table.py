@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from math import comb
-from typing import Literal, TypedDict
+from typing import Literal, NotRequired, TypedDict
 
 from dbd_site.errors import Invalid, Problem, declare_codes
 from rules.catalogue import Equipment, Spell, SpellOutcome
@@ -84,6 +84,8 @@ ERROR_CODES = declare_codes(
         "invalid-chosen-value": "Dragon Slayer's chosen value is a whole number from 1 to 6.",
         "invalid-transfer": "A Friendship transfer is refused.",
         "invalid-distance": "A distance is a whole number of inches from 0 to 36.",
+        "already-attacked": "The cast has already attacked that figure (one attack each).",
+        "no-spell-attacks": "No cast is waiting for its attacks to be rolled.",
     }
 )
 
@@ -330,21 +332,9 @@ def plan_attack(
     notes: list[str] = []
     weapon_to_hit, rate_of_fire = _weapon(attacker, kind, weapon, mode, problems)
     slug = weapon.slug if weapon is not None else None
-    statistic = "ME" if kind == "melee" else "RA"
 
-    # The target's DF: armour and shields (R8) and Fortify, never above 16.
-    target_df = target.defence[kind]
-    if s.target_fortified:
-        target_df = min(DF_MAX, target_df + 2)
-        mods.append(Modifier("DF", 2, "Target Fortified"))
-
-    # Printed modifiers for every attack.
-    if s.obscured == "partial":
-        mods.append(Modifier("DF", 1, "Target Partially Obscured"))
-    elif s.obscured == "significant":
-        mods.append(Modifier("DF", 2, "Target Significantly Obscured"))
-    if s.rear_arc:
-        mods.append(Modifier("DF", -2, "Attacker in target's Rear Arc"))
+    target_df = _target_df(target, kind, s, mods)
+    _every_attack(s, mods)
 
     actions = 1
     check_die: str | None = None
@@ -356,32 +346,7 @@ def plan_attack(
             _not_applicable(problems, "opponents_in_melee", kind)
         if weapon is None:
             mods.append(Modifier("DF", 2, "No Ranged Weapon"))
-        if s.movement == "none":
-            if slug == HEAVY_MACHINE_GUN:
-                notes.append("A Heavy Machine Gun gains no bonus for not moving.")
-            else:
-                mods.append(Modifier("DF", -1, "Attacker Did Not Move"))
-        elif s.movement in ("ran", "dashed"):
-            if slug == SNIPER_RIFLE:
-                problems.append(
-                    Problem(
-                        "/situation/movement",
-                        "cannot-fire-after-moving",
-                        'A Sniper Rifle cannot fire after its firer moves more than 1".',
-                    )
-                )
-            if not attacker.has(FIRE_ON_THE_MOVE):
-                problems.append(
-                    Problem(
-                        "/situation/movement",
-                        "skill-missing",
-                        "Firing while running or dashing needs Fire on the Move.",
-                    )
-                )
-            penalty = -1 if s.movement == "ran" else -2
-            mods.append(Modifier("statistic", penalty, f"Fire on the Move ({s.movement})"))
-        if s.target_in_melee:
-            mods.append(Modifier("DF", 3, "Target in Melee"))
+        _ranged(attacker, s, slug, mods, notes, problems)
         if s.target_cannot_see_attacker:
             if slug == TRADITIONAL_RANGED_WEAPON:
                 mods.append(Modifier("to-hit", 1, "Traditional Ranged Weapon, target unseeing"))
@@ -517,32 +482,128 @@ def plan_attack(
             notes.append("Mighty Attack ignores " + ", ".join(m.source for m in dropped) + ".")
         damage_multiplier = 2
 
+    _fatigue(s, mods, problems)
+    if s.to_hit_bonus:
+        if kind != "melee":
+            _not_applicable(problems, "to_hit_bonus", kind)
+        mods.append(Modifier("to-hit", s.to_hit_bonus, "Invigorate"))
+    if problems:
+        raise Invalid.of(problems)
+    return _planned(
+        attacker,
+        s,
+        mods,
+        kind=kind,
+        weapon=slug,
+        weapon_name=weapon.name if weapon is not None else "no weapon",
+        target_df=target_df,
+        rate_of_fire=rate_of_fire,
+        actions=actions,
+        damage_multiplier=damage_multiplier,
+        notes=tuple(notes),
+        blast=weapon.blast if weapon is not None and kind == "ranged" else None,
+        check_die=check_die,
+    )
+
+
+def _target_df(target: Figure, kind: AttackKind, s: Situation, mods: list[Modifier]) -> int:
+    """The target's DF: armour and shields (R8) and Fortify, never above 16."""
+    target_df = target.defence[kind]
+    if s.target_fortified:
+        target_df = min(DF_MAX, target_df + 2)
+        mods.append(Modifier("DF", 2, "Target Fortified"))
+    return target_df
+
+
+def _every_attack(s: Situation, mods: list[Modifier], *, ignores_cover: bool = False) -> None:
+    """The printed modifiers for every attack ("Attack Rolls"); `ignores_cover`: a spell
+    that ignores Cover takes no Obscured modifier."""
+    if not ignores_cover:
+        if s.obscured == "partial":
+            mods.append(Modifier("DF", 1, "Target Partially Obscured"))
+        elif s.obscured == "significant":
+            mods.append(Modifier("DF", 2, "Target Significantly Obscured"))
+    if s.rear_arc:
+        mods.append(Modifier("DF", -2, "Attacker in target's Rear Arc"))
+
+
+def _ranged(
+    attacker: Figure,
+    s: Situation,
+    slug: str | None,
+    mods: list[Modifier],
+    notes: list[str],
+    problems: list[Problem],
+) -> None:
+    """The ranged attack's own modifiers ("Ranged Combat"): aiming, Fire on the Move, a
+    target in melee."""
+    if s.movement == "none":
+        if slug == HEAVY_MACHINE_GUN:
+            notes.append("A Heavy Machine Gun gains no bonus for not moving.")
+        else:
+            mods.append(Modifier("DF", -1, "Attacker Did Not Move"))
+    elif s.movement in ("ran", "dashed"):
+        if slug == SNIPER_RIFLE:
+            problems.append(
+                Problem(
+                    "/situation/movement",
+                    "cannot-fire-after-moving",
+                    'A Sniper Rifle cannot fire after its firer moves more than 1".',
+                )
+            )
+        if not attacker.has(FIRE_ON_THE_MOVE):
+            problems.append(
+                Problem(
+                    "/situation/movement",
+                    "skill-missing",
+                    "Firing while running or dashing needs Fire on the Move.",
+                )
+            )
+        penalty = -1 if s.movement == "ran" else -2
+        mods.append(Modifier("statistic", penalty, f"Fire on the Move ({s.movement})"))
+    if s.target_in_melee:
+        mods.append(Modifier("DF", 3, "Target in Melee"))
+
+
+def _fatigue(s: Situation, mods: list[Modifier], problems: list[Problem]) -> None:
+    """Sudden Fatigue's -1s on the statistic the attack uses (declared, P2)."""
     if s.statistic_penalty:
         if s.statistic_penalty < 0:
             problems.append(
                 Problem("/situation/statistic_penalty", "invalid", "A penalty is 0 or more.")
             )
         mods.append(Modifier("statistic", -s.statistic_penalty, "Sudden Fatigue"))
-    if s.to_hit_bonus:
-        if kind != "melee":
-            _not_applicable(problems, "to_hit_bonus", kind)
-        mods.append(Modifier("to-hit", s.to_hit_bonus, "Invigorate"))
 
-    if problems:
-        raise Invalid.of(problems)
 
+def _planned(
+    attacker: Figure,
+    s: Situation,
+    mods: list[Modifier],
+    *,
+    kind: AttackKind,
+    weapon: str | None,
+    weapon_name: str,
+    target_df: int,
+    rate_of_fire: int,
+    actions: int,
+    damage_multiplier: int = 1,
+    notes: tuple[str, ...] = (),
+    blast: int | None = None,
+    check_die: str | None = None,
+) -> AttackPlan:
+    """The plan with its sums: the statistic (clamped to 0..5), the to-hit, the DF."""
+    statistic = "ME" if kind == "melee" else "RA"
     df_change = sum(
         m.amount for m in mods if m.applies_to == "DF" and m.source != "Target Fortified"
     )
-    statistic_value = clamp_active(
-        attacker.stats[statistic] + sum(m.amount for m in mods if m.applies_to == "statistic")
-    )
     return AttackPlan(
         kind=kind,
-        weapon=slug,
-        weapon_name=weapon.name if weapon is not None else "no weapon",
+        weapon=weapon,
+        weapon_name=weapon_name,
         statistic=statistic,
-        statistic_value=statistic_value,
+        statistic_value=clamp_active(
+            attacker.stats[statistic] + sum(m.amount for m in mods if m.applies_to == "statistic")
+        ),
         to_hit=sum(m.amount for m in mods if m.applies_to == "to-hit"),
         target_df=target_df,
         modified_df=target_df + df_change,
@@ -551,8 +612,8 @@ def plan_attack(
         actions=actions,
         damage_multiplier=damage_multiplier,
         best_of_two=s.best_of_two,
-        notes=tuple(notes),
-        blast=weapon.blast if weapon is not None and kind == "ranged" else None,
+        notes=notes,
+        blast=blast,
         check_die=check_die,
     )
 
@@ -885,6 +946,228 @@ def cast(plan: SpellPlan, dice: Sequence[int]) -> SpellResult:
     return SpellResult(tuple(dice), successes, plan.tier_for(successes))
 
 
+# --- spell attacks (Destruction, Dragon Slayer) ---------------------------------------------
+#
+# The Destruction outcomes say the target "suffers a ranged attack" with a profile (ROF,
+# Acc, Blast). "Attack Rolls" has an attack roll RA or ME against the target's DF, and
+# "Combat Resolution" has a ranged attack roll 1d12 + RA. The rulings say nothing more, so
+# the site resolves a spell's attack as any ranged attack by its caster (P2, P3): RA, the
+# tier's Acc as the to-hit bonus (as a weapon's ACC), the printed modifiers, damage, Dodge
+# for Cover. The spell is the weapon: "No Ranged Weapon" never applies to it.
+
+
+@dataclass(frozen=True, slots=True)
+class SpellAttacks:
+    """The attacks one cast's outcome tier makes, as its profile reads."""
+
+    spell: str
+    spell_name: str
+    rate_of_fire: int  # attack dice against each target
+    accuracy: int  # the to-hit bonus of each attack
+    targets: int | None  # how many targets; None: every figure in the radius
+    reach: str  # the range or radius, in words (positions are the players', P2)
+    blast: int | None = None
+    ignores_cover: bool = False
+    needs_line_of_sight: bool = True
+    friends_too: bool = False  # friendly figures may be its targets
+    caster_too: bool = False  # the caster is one of its targets
+
+    def words(self) -> str:
+        if self.targets is None:
+            who = f"one attack on {self.reach}"
+        elif self.targets == 1:
+            who = f"one target, {self.reach}"
+        else:
+            who = f"up to {self.targets} targets, {self.reach}"
+        said = [f"ROF {self.rate_of_fire}", f"Acc {self.accuracy:+d}"]
+        if self.blast:
+            said.append(f"Blast {self.blast}")
+        if self.ignores_cover:
+            said.append("ignores Cover")
+        if not self.needs_line_of_sight:
+            said.append("needs no Line of Sight")
+        if self.friends_too:
+            said.append("friends may be hit")
+        return f"{who}: " + ", ".join(said)
+
+
+def spell_attacks(
+    spell: Spell, tier_index: int, successes: int, chosen: int | None = None
+) -> SpellAttacks | None:
+    """The attacks a cast makes at its outcome tier (X is the number of successes), or
+    None for a spell that makes no attack. `chosen` is Dragon Slayer's value."""
+    x, tier = successes, tier_index
+    inches = f'range {spell.range_inches}"'
+    one = SpellAttacks(spell.slug, spell.name, rate_of_fire=1, accuracy=0, targets=1, reach=inches)
+    match spell.slug:
+        case "seraphic-bolt":  # 1: ROF 1 Acc +0; 2: range 15"; 3: ROF 2; 4+: Acc +1
+            return replace(
+                one,
+                rate_of_fire=2 if tier >= 2 else 1,
+                accuracy=1 if tier >= 3 else 0,
+                reach='range 15"' if tier >= 1 else inches,
+            )
+        case "infernal-orb":  # 1-2: ROF 1 Blast 3; 3: ROF 2 Blast 3; 4+: ROF 2 Blast 5
+            return replace(one, rate_of_fire=1 if tier == 0 else 2, blast=5 if tier >= 2 else 3)
+        case "unlimited-sword-rain":  # X: ROF X, Acc +0; X of 3 or more ignores Cover
+            return replace(one, rate_of_fire=x, ignores_cover=x >= 3)
+        case "unerring-fates-arrow":  # 1-2: ROF 1 Acc +1; 3+: no Line of Sight, no Cover
+            return replace(one, accuracy=1, ignores_cover=tier >= 1, needs_line_of_sight=tier == 0)
+        case "thunder-gods-bolt":  # X targets, each within 2" of another: Acc +0 each
+            return replace(one, targets=x, reach=inches + ', each target within 2" of another')
+        case "god-or-demon-attack":  # 1-2: all within 5", caster too; 3: enemies; 4+: 10"
+            who = "every figure, the caster too," if tier == 0 else "every enemy"
+            return replace(
+                one,
+                accuracy=1,
+                targets=None,
+                reach=f'{who} within {10 if tier >= 2 else 5}" of the caster',
+                friends_too=tier == 0,
+                caster_too=tier == 0,
+            )
+        case "dragon-slayer":  # X: ROF X, Acc + the chosen value, Blast the chosen value
+            value = chosen or 0
+            return replace(
+                one, rate_of_fire=x, accuracy=value, blast=value or None, friends_too=True
+            )
+    return None
+
+
+def attacks_with(spell: Spell) -> bool:
+    """Whether the spell's outcomes are attacks (its targets are named as they are rolled)."""
+    return spell_attacks(spell, 0, 1, 1) is not None
+
+
+class SpellAttackState(TypedDict):
+    """A cast whose attacks are still to be rolled, and the targets it has attacked."""
+
+    caster: str
+    spell: str
+    tier: int
+    successes: int
+    chosen: int | None
+    attacked: list[str]
+
+
+def open_spell_attacks(
+    state: "BattleState",
+    caster_id: str,
+    spell: str,
+    tier: int,
+    successes: int,
+    chosen: int | None,
+) -> None:
+    state["spell_attacks"] = {
+        "caster": caster_id,
+        "spell": spell,
+        "tier": tier,
+        "successes": successes,
+        "chosen": chosen,
+        "attacked": [],
+    }
+
+
+def pending_spell_attacks(state: "BattleState") -> SpellAttackState | None:
+    return state.get("spell_attacks")
+
+
+def close_spell_attacks(state: "BattleState") -> None:
+    """The cast's attacks lapse: when the caster's activation ends, the turn ends, or
+    another spell is cast."""
+    state.pop("spell_attacks", None)
+
+
+def spell_target_problems(
+    state: "BattleState", target_id: str, attacks: SpellAttacks
+) -> list[Problem]:
+    """Whether the cast may attack this figure: once each, enemies only unless the profile
+    says friends (or the caster) too, never a figure Out of Action."""
+    pending = pending_spell_attacks(state)
+    figures = state["figures"]
+    if pending is None or target_id not in figures:
+        return [Problem("/target", "not-found", "No such figure in this battle.")]
+    caster = pending["caster"]
+    problems: list[Problem] = []
+    if target_id in pending["attacked"]:
+        problems.append(
+            Problem("/target", "already-attacked", "This cast has already attacked that figure.")
+        )
+    if target_id == caster and not attacks.caster_too:
+        problems.append(Problem("/target", "same-side", "The caster is not its own target."))
+    elif figures[target_id]["side"] == figures[caster]["side"] and not attacks.friends_too:
+        problems.append(Problem("/target", "same-side", f"{attacks.spell_name} hits enemies."))
+    if figures[target_id]["status"] == OUT_OF_ACTION:
+        problems.append(Problem("/target", "figure-not-active", "That figure is Out of Action."))
+    return problems
+
+
+def spend_spell_attack(state: "BattleState", target_id: str, attacks: SpellAttacks) -> int | None:
+    """Mark the target attacked; the cast's attacks close when no target is left. Answers
+    the targets left (None: any number, until the activation ends)."""
+    pending = pending_spell_attacks(state)
+    if pending is None:
+        return 0
+    pending["attacked"].append(target_id)
+    if attacks.targets is None:
+        return None
+    left = attacks.targets - len(pending["attacked"])
+    if left <= 0:
+        close_spell_attacks(state)
+    return max(0, left)
+
+
+def plan_spell_attack(
+    caster: Figure,
+    target: Figure,
+    attacks: SpellAttacks,
+    situation: Situation = Situation(),
+) -> AttackPlan:
+    """One target's share of a cast's attacks, as a ranged attack by the caster (RA, the
+    tier's Acc) with the printed modifiers (P2). Raises `Invalid` with every problem."""
+    s = situation
+    problems: list[Problem] = []
+    for name in (
+        "charged",
+        "non_charge_move",
+        "mighty_attack",
+        "target_cannot_see_attacker",
+        "double_range",
+        "quickdraw",
+        "dual_wield",
+    ):
+        if getattr(s, name):
+            _not_applicable(problems, name, "spell's")
+    if s.opponents_in_melee != 1:
+        _not_applicable(problems, "opponents_in_melee", "spell's")
+    if s.to_hit_bonus:
+        _not_applicable(problems, "to_hit_bonus", "spell's")
+    mods: list[Modifier] = []
+    notes: list[str] = [f"{attacks.spell_name}: {attacks.words()}."]
+    target_df = _target_df(target, "ranged", s, mods)
+    _every_attack(s, mods, ignores_cover=attacks.ignores_cover)
+    if attacks.ignores_cover and s.obscured != "clear":
+        notes.append(f"{attacks.spell_name} ignores Cover: no Obscured modifier.")
+    _ranged(caster, s, None, mods, notes, problems)
+    if attacks.accuracy:
+        mods.append(Modifier("to-hit", attacks.accuracy, f"{attacks.spell_name} Acc"))
+    _fatigue(s, mods, problems)
+    if problems:
+        raise Invalid.of(problems)
+    return _planned(
+        caster,
+        s,
+        mods,
+        kind="ranged",
+        weapon=attacks.spell,
+        weapon_name=attacks.spell_name,
+        target_df=target_df,
+        rate_of_fire=attacks.rate_of_fire,
+        actions=0,  # the cast paid for them
+        notes=tuple(notes),
+        blast=attacks.blast,
+    )
+
+
 # --- other actions ------------------------------------------------------------------------
 
 
@@ -1174,6 +1457,7 @@ class BattleState(TypedDict):
     turn: int
     initiative: InitiativeState | None
     figures: dict[str, FigureState]
+    spell_attacks: NotRequired[SpellAttackState]  # a cast's attacks still to be rolled
 
 
 class Event(TypedDict):
@@ -1454,10 +1738,6 @@ def spell_markers(spell: str, plan: SpellPlan, result: SpellResult) -> tuple[str
 
 # What the players do at the table after a spell (the site knows no positions, P2, and
 # makes no choice the rulebook leaves to a player), by outcome tier index; "*" for any tier.
-_ATTACKS = (
-    "Resolve the spell's attacks at the table (profile above) and declare the damage with "
-    '"Change a figure".'
-)
 SPELL_AT_THE_TABLE: Mapping[str, Mapping[int | str, str]] = {
     "protective-wall": {2: "The three Wall markers may be shared among any number of targets."},
     "soul-bond": {
@@ -1476,13 +1756,9 @@ SPELL_AT_THE_TABLE: Mapping[str, Mapping[int | str, str]] = {
         1: 'The target forgets one spell of the caster\'s choice: "Change a figure", Forget.',
         2: 'The target forgets one spell of the caster\'s choice: "Change a figure", Forget.',
     },
-    "seraphic-bolt": {"*": _ATTACKS},
-    "infernal-orb": {"*": _ATTACKS + " Blast pushes as the weapon rule says."},
-    "unlimited-sword-rain": {"*": _ATTACKS},
-    "unerring-fates-arrow": {"*": _ATTACKS},
-    "thunder-gods-bolt": {"*": _ATTACKS},
-    "god-or-demon-attack": {"*": _ATTACKS},
-    DRAGON_SLAYER: {"*": _ATTACKS + " It may hit friendly figures too."},
+    # The Destruction spells' attacks are rolled by the site (`spell_attacks`); where they
+    # fall (range, radius, Blast's push) is the players' to say, in the profile's words.
+    DRAGON_SLAYER: {"*": "With no enemy in range, friendly figures must be its targets."},
     "clock-up": {"*": "The target has three actions at its next activation."},
     "invigorate": {
         "*": "Its next melee attack re-rolls and keeps the better (tick it on the attack).",
@@ -1526,7 +1802,9 @@ def forget_spell(state: BattleState, fid: str, spell: str) -> None:
 
 
 def activate(state: BattleState, fid: str) -> None:
+    """The figure's activation ends; a cast's attacks not rolled by then lapse."""
     _figure(state, fid, "/figure")["activated"] = True
+    close_spell_attacks(state)
 
 
 # Markers that last until the figure's next activation, or for that activation only.
@@ -1546,6 +1824,7 @@ def next_turn(state: BattleState) -> None:
     """A new turn: nobody has activated yet, and initiative is rolled again (P1)."""
     state["turn"] += 1
     state["initiative"] = None
+    close_spell_attacks(state)
     for figure in state["figures"].values():
         figure["activated"] = False
 

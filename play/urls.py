@@ -12,6 +12,7 @@ urlpatterns = [
     path("<int:battle_id>/act/", views.act, name="act"),
     path("<int:battle_id>/odds/", views.odds, name="odds"),
     path("<int:battle_id>/spell-odds/", views.spell_odds, name="spell_odds"),
+    path("<int:battle_id>/spell-attack-odds/", views.spell_attack_odds, name="spell_attack_odds"),
     path("<int:battle_id>/undo/", views.undo, name="undo"),
     path("<int:battle_id>/end/", views.end, name="end"),
     path("watch/<str:token>/", views.watch, name="watch"),

@@ -160,6 +160,8 @@ def _screen_context(
             else reverse("play:state", args=[battle.pk])
         ),
     }
+    if context["may_act"]:
+        context["spell_attack"] = presenters.spell_attack_form(view, None)
     if not forms:
         return context
     catalogue = get_catalogue()
@@ -310,6 +312,17 @@ def spell_odds(request: HttpRequest, battle_id: int) -> HttpResponse:
     battle = selectors.get_battle(user=request.user, battle_id=battle_id)
     context = {"battle": battle, "spell_odds": presenters.spell_odds(battle, request.POST, None)}
     return render(request, "play/battle.html#spell-odds", context)
+
+
+@login_required
+@require_POST
+@not_found_is_404
+def spell_attack_odds(request: HttpRequest, battle_id: int) -> HttpResponse:
+    """The waiting cast's odds on the target ticked in its form, before rolling."""
+    battle = selectors.get_battle(user=request.user, battle_id=battle_id)
+    view = selectors.battle_view(battle=battle, log_limit=0)
+    context = {"battle": battle, "spell_attack": presenters.spell_attack_form(view, request.POST)}
+    return render(request, "play/battle.html#spell-attack-odds", context)
 
 
 @login_required

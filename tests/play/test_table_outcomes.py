@@ -260,6 +260,7 @@ def test_every_spell_and_item_is_applied_or_told(catalogue):
         table.REVIVING_BREATH,
         table.MANA_OBLITERATION,
         table.DISPEL_MAGIC,
+        *(slug for slug, spell in catalogue.spells.items() if table.attacks_with(spell)),
     }
     told = set(table.SPELL_AT_THE_TABLE)
     assert set(catalogue.spells) - applied - told == set()
