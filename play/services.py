@@ -722,7 +722,7 @@ def cast_spell(
             table.open_spell_attacks(
                 t.state, caster_id, spell, tier_index or 0, result.successes, chosen
             )
-            effects.append(f'its attacks: {attacks.words()}; roll them under "Spell attacks"')
+            effects.append(f"Its attacks: {attacks.words()}; roll them next, one target at a time")
         if spell == table.DISPEL_MAGIC and tier_index is not None:
             removed = table.dispelled(target_state["markers"], tier_index)
             if removed is None:

@@ -1014,7 +1014,7 @@ def spell_attacks(
         case "unerring-fates-arrow":  # 1-2: ROF 1 Acc +1; 3+: no Line of Sight, no Cover
             return replace(one, accuracy=1, ignores_cover=tier >= 1, needs_line_of_sight=tier == 0)
         case "thunder-gods-bolt":  # X targets, each within 2" of another: Acc +0 each
-            return replace(one, targets=x, reach=inches + ', each target within 2" of another')
+            return replace(one, targets=x, reach=inches + ', each within 2" of the next')
         case "god-or-demon-attack":  # 1-2: all within 5", caster too; 3: enemies; 4+: 10"
             who = "every figure, the caster too," if tier == 0 else "every enemy"
             return replace(
