@@ -155,3 +155,17 @@ def horizontal_overflow(page: Page) -> dict[str, int]:
           return wide;
         }"""
     )
+
+
+# In the page, from the click (capturing, before htmx sees it) to htmx:afterSwap, the
+# moment the answer is in the DOM: what the player waits for. Measured, not asserted.
+CLICK_TO_DOM = """() => {
+  window.__latencies = [];
+  document.addEventListener("click", () => { window.__clicked = performance.now(); }, true);
+  document.addEventListener("htmx:afterSwap", () => {
+    if (window.__clicked === undefined) return;
+    window.__latencies.push(performance.now() - window.__clicked);
+    window.__clicked = undefined;
+  });
+}"""
+MEASURED = "n => window.__latencies.length >= n"

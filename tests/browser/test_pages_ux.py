@@ -17,7 +17,14 @@ from playwright.sync_api import Page, expect
 from campaign.models import Campaign
 from roster import services
 from roster.models import Force
-from tests.browser.conftest import VIEWS, assert_accessible, horizontal_overflow, signed_in_page
+from tests.browser.conftest import (
+    CLICK_TO_DOM,
+    MEASURED,
+    VIEWS,
+    assert_accessible,
+    horizontal_overflow,
+    signed_in_page,
+)
 from tests.roster.builders import student
 from tests.roster.test_rolls import ScriptedDice
 
@@ -417,20 +424,6 @@ def test_recording_a_battle_takes_few_actions_and_checks_itself(live_server, dem
     actions += 1
     expect(page.get_by_text("Battle recorded.")).to_be_visible()
     print(f"\n[measure] {view}: actions to record a two-force battle: {actions}")
-
-
-# In the page, from the click (capturing, before htmx sees it) to htmx:afterSwap, the
-# moment the answer is in the DOM: what the player waits for. Measured, not asserted.
-CLICK_TO_DOM = """() => {
-  window.__latencies = [];
-  document.addEventListener("click", () => { window.__clicked = performance.now(); }, true);
-  document.addEventListener("htmx:afterSwap", () => {
-    if (window.__clicked === undefined) return;
-    window.__latencies.push(performance.now() - window.__clicked);
-    window.__clicked = undefined;
-  });
-}"""
-MEASURED = "n => window.__latencies.length >= n"
 
 
 @pytest.mark.parametrize("view", ["desktop-light", "phone-light"])

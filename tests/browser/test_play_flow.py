@@ -15,8 +15,9 @@ from django.urls import reverse
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from campaign import services as campaign_services
+from play import services
 from play.models import Battle, BattleFigure
-from tests.browser.conftest import assert_accessible
+from tests.browser.conftest import CLICK_TO_DOM, MEASURED, assert_accessible
 from tests.play.conftest import play_force
 
 PASSWORD = "a-long-and-silly-passphrase-12"
@@ -199,3 +200,32 @@ def test_two_phones_play_a_campaign_battle(live_server, browser, django_user_mod
 
     alice_phone.close()
     bob_phone.close()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_attack_rolls_measured_click_to_updated_dom(live_server, browser, django_user_model):
+    """Twenty attack rolls on a phone (Ann at Ben, a 1 entered: a miss, so the battle
+    goes on): the median and p90 click-to-updated-DOM are printed for the note (#12)."""
+    alice = django_user_model.objects.create_user("alice", password=PASSWORD)
+    bob = django_user_model.objects.create_user("bob", password=PASSWORD)
+    battle = services.start_battle(
+        by=alice,
+        forces=[play_force(alice, "Red Club"), play_force(bob, "Blue Club")],
+        scenario="Range",
+    )
+    ids = {
+        f"{f.side.position}:{f.name}": f.pk
+        for f in BattleFigure.objects.filter(side__battle=battle).select_related("side")
+    }
+    a = log_in(phone(browser), live_server.url, "alice")
+    a.goto(live_server.url + reverse("play:battle", args=[battle.pk]))
+    a.evaluate(CLICK_TO_DOM)
+    for i in range(20):
+        attack(a, ids["0:Ann"], ids["1:Ben"], "1", weapon="light-pistol")
+        a.wait_for_function(MEASURED, arg=i + 1)
+    times = sorted(a.evaluate("() => window.__latencies"))
+    assert len(times) == 20
+    print(
+        f"\n[measure] phone: attack roll click-to-DOM median {(times[9] + times[10]) / 2:.0f} "
+        f"ms, p90 {times[17]:.0f} ms"
+    )
