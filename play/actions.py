@@ -12,6 +12,11 @@ from play import services, table
 from play.models import Battle, BattleAction
 
 
+def situation_of(body: Mapping[str, Any]) -> table.Situation:
+    """The declared situation of a checked body (`PlaySituationSerializer`'s keys)."""
+    return table.Situation(**dict(body.get("situation") or {}))
+
+
 def perform(
     battle: Battle,
     by: AbstractBaseUser,
@@ -39,7 +44,7 @@ def perform(
         return services.roll_initiative(**rolled)
     if kind == "attack":
         need("figure", "target", "kind")
-        situation = table.Situation(**dict(body.get("situation") or {}))
+        situation = situation_of(body)
         declaration = services.AttackDeclaration(
             body["figure"],
             body["target"],
@@ -53,7 +58,7 @@ def perform(
         need("target")
         return services.spell_attack(
             target=body["target"],
-            situation=table.Situation(**dict(body.get("situation") or {})),
+            situation=situation_of(body),
             **rolled,
         )
     if kind == "transfer":

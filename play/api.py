@@ -27,7 +27,7 @@ from campaign.models import CampaignForce
 from dbd_site.errors import Invalid, NotFound
 from dbd_site.inputs import is_whole_number, whole_number
 from dbd_site.parsers import JSONParser
-from play import actions, presenters, selectors, serializers, services, table
+from play import actions, presenters, selectors, serializers, services
 from roster import selectors as roster_selectors
 from roster.models import Force
 from roster.serializers import ApiErrorsSerializer
@@ -306,7 +306,7 @@ class BattleOddsView(BattleApiView):
                 body["kind"],
                 body.get("weapon"),
                 body.get("mode", 0),
-                table.Situation(**dict(body.get("situation") or {})),
+                actions.situation_of(body),
             ),
         )
         return Response(presenters.odds_json(plan))
@@ -333,9 +333,7 @@ class BattleSpellAttackOddsView(BattleApiView):
     def post(self, request: Request, battle_id: int) -> Response:
         battle = selectors.get_battle(user=request.user, battle_id=battle_id)
         body = _body(serializers.PlaySpellAttackDeclarationSerializer, request)
-        plan = services.plan_spell_attack(
-            battle, body["target"], table.Situation(**dict(body.get("situation") or {}))
-        )
+        plan = services.plan_spell_attack(battle, body["target"], actions.situation_of(body))
         return Response(presenters.odds_json(plan))
 
 

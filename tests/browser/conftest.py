@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 from django.core.management import call_command
-from playwright.sync_api import Browser, Page, sync_playwright
+from django.urls import reverse
+from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
 
 from rules.loader import clear_catalogue_cache
 
@@ -169,3 +170,44 @@ CLICK_TO_DOM = """() => {
   });
 }"""
 MEASURED = "n => window.__latencies.length >= n"
+
+
+# --- two players on phones (play mode) ----------------------------------------------------
+
+PASSWORD = "a-long-and-silly-passphrase-12"
+PHONE = {"width": 390, "height": 844}
+
+
+def phone(browser: Browser) -> BrowserContext:
+    return browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+
+
+def log_in(context: BrowserContext, url: str, username: str) -> Page:
+    page = context.new_page()
+    page.set_default_timeout(10_000)
+    page.on("dialog", lambda dialog: dialog.accept())  # "Undo the last action?" and the like
+    page.goto(url + reverse("accounts:login"))
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Log in").click()
+    expect(page.get_by_role("button", name="Log out")).to_be_visible()
+    return page
+
+
+def hp(page: Page, figure_id: int):
+    return page.get_by_test_id(f"hp-{figure_id}")
+
+
+def done(page: Page, do) -> None:
+    """Do something that changes the battle, and wait until this page shows its answer
+    (every action moves the battle's version on by one)."""
+    version = int(page.locator("#battle-state").get_attribute("data-version"))
+    do()
+    expect(page.locator(f'#battle-state[data-version="{version + 1}"]')).to_be_attached()
+
+
+def act_panel(page: Page, summary: str):
+    details = page.locator("details", has=page.locator("summary", has_text=summary))
+    if details.get_attribute("open") is None:
+        details.locator("summary").click()
+    return details

@@ -12,36 +12,23 @@ import re
 
 import pytest
 from django.urls import reverse
-from playwright.sync_api import Browser, BrowserContext, Page, expect
+from playwright.sync_api import Page, expect
 
 from campaign import services as campaign_services
 from play import services
 from play.models import Battle, BattleFigure
-from tests.browser.conftest import CLICK_TO_DOM, MEASURED, assert_accessible
+from tests.browser.conftest import (
+    CLICK_TO_DOM,
+    MEASURED,
+    PASSWORD,
+    act_panel,
+    assert_accessible,
+    done,
+    hp,
+    log_in,
+    phone,
+)
 from tests.play.conftest import play_force
-
-PASSWORD = "a-long-and-silly-passphrase-12"
-PHONE = {"width": 390, "height": 844}
-
-
-def phone(browser: Browser) -> BrowserContext:
-    return browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
-
-
-def log_in(context: BrowserContext, url: str, username: str) -> Page:
-    page = context.new_page()
-    page.set_default_timeout(10_000)
-    page.on("dialog", lambda dialog: dialog.accept())  # "Undo the last action?" and the like
-    page.goto(url + reverse("accounts:login"))
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Log in").click()
-    expect(page.get_by_role("button", name="Log out")).to_be_visible()
-    return page
-
-
-def hp(page: Page, figure_id: int):
-    return page.get_by_test_id(f"hp-{figure_id}")
 
 
 def settled(page: Page, selector: str) -> None:
@@ -75,21 +62,6 @@ def attack(
     expect(page.locator(f'#attack-odds[data-for="{key}"]')).to_contain_text("to hit")
     page.locator("#attack").get_by_label("Dice rolled at the table").fill(dice)
     done(page, lambda: page.get_by_role("button", name="Roll the attack").click())
-
-
-def done(page: Page, do) -> None:
-    """Do something that changes the battle, and wait until this page shows its answer
-    (every action moves the battle's version on by one)."""
-    version = int(page.locator("#battle-state").get_attribute("data-version"))
-    do()
-    expect(page.locator(f'#battle-state[data-version="{version + 1}"]')).to_be_attached()
-
-
-def act_panel(page: Page, summary: str):
-    details = page.locator("details", has=page.locator("summary", has_text=summary))
-    if details.get_attribute("open") is None:
-        details.locator("summary").click()
-    return details
 
 
 def roll_initiative(page: Page, dice: str) -> None:

@@ -6,13 +6,9 @@ import pytest
 from django.urls import reverse
 from playwright.sync_api import expect
 
-from play import services
 from play.models import BattleFigure
-from roster import services as roster_services
-from tests.browser.conftest import assert_accessible
-from tests.browser.test_play_flow import PASSWORD, act_panel, done, hp, log_in, phone
-from tests.play.conftest import play_force
-from tests.roster.builders import emma, force, student
+from tests.browser.conftest import PASSWORD, act_panel, assert_accessible, done, hp, log_in, phone
+from tests.play.conftest import storm
 
 
 @pytest.mark.django_db(transaction=True)
@@ -20,13 +16,7 @@ def test_a_phone_rolls_a_spells_attacks(live_server, browser, django_user_model)
     url = live_server.url
     alice = django_user_model.objects.create_user("alice", password=PASSWORD)
     bob = django_user_model.objects.create_user("bob", password=PASSWORD)
-    eve = emma() | {"name": "Eve", "core_schools": ["destruction"], "spells": ["seraphic-bolt"]}
-    storm = roster_services.import_force(
-        owner=alice, document=force(eve, student("Al"), student("Bo"), student("Cy"), name="Storm")
-    )
-    battle = services.start_battle(
-        by=alice, forces=[storm, play_force(bob, "Blue Club")], scenario="Storm"
-    )
+    battle = storm(alice, bob)
     ids = {
         f"{f.side.position}:{f.name}": f.pk
         for f in BattleFigure.objects.filter(side__battle=battle).select_related("side")

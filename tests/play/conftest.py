@@ -75,3 +75,35 @@ def ids(battle) -> dict[str, int]:
             "side"
         )
     }
+
+
+def against_blue(alice, bob, *members, name: str):
+    """A one-off between Alice's force of `members` (legal) and Bob's play force."""
+    mine = roster_services.import_force(owner=alice, document=force(*members, name=name))
+    assert mine.is_legal, mine.evaluation["errors"]
+    return services.start_battle(
+        by=alice, forces=[mine, play_force(bob, "Blue Club")], scenario=name
+    )
+
+
+def storm(alice, bob):
+    """Alice's Storm: Eve (Emma's numbers, RA 1, CA 4; core school Destruction: Seraphic
+    Bolt, Thunder God's Bolt, God Or Demon Attack, Unlimited Sword Rain), Al, Bo, Cy;
+    against Bob's play force (Emma; Ann, Ben, Cat: RA 4, DF 10, HP 11)."""
+    eve = emma() | {
+        "name": "Eve",
+        "core_schools": ["destruction"],
+        "spells": [
+            "seraphic-bolt",
+            "thunder-gods-bolt",
+            "god-or-demon-attack",
+            "unlimited-sword-rain",
+        ],
+    }
+    return against_blue(alice, bob, eve, student("Al"), student("Bo"), student("Cy"), name="Storm")
+
+
+def figure_state(battle, fid):
+    """A figure's state as stored now."""
+    battle.refresh_from_db()
+    return battle.state["figures"][str(fid)]

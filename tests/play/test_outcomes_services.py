@@ -8,7 +8,7 @@ from rest_framework.test import APIClient
 from play import services
 from play.services import AttackDeclaration, Change
 from roster import services as roster_services
-from tests.play.conftest import Dice, ids, play_force
+from tests.play.conftest import Dice, against_blue, figure_state, ids, play_force
 from tests.roster.builders import emma, force, student
 
 pytestmark = pytest.mark.django_db
@@ -29,18 +29,7 @@ def battle(alice, bob):
         ],
         equipment=["medical-kit"],
     )
-    mine = roster_services.import_force(
-        owner=alice, document=force(wards, angel, student("Cy"), student("Di"), name="Wards")
-    )
-    assert mine.is_legal, mine.evaluation["errors"]
-    return services.start_battle(
-        by=alice, forces=[mine, play_force(bob, "Blue Club")], scenario="Wards"
-    )
-
-
-def figure_state(battle, fid):
-    battle.refresh_from_db()
-    return battle.state["figures"][str(fid)]
+    return against_blue(alice, bob, wards, angel, student("Cy"), student("Di"), name="Wards")
 
 
 def shoot(battle, by, attacker, target, die):

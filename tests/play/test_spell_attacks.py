@@ -12,10 +12,9 @@ from dbd_site.errors import Invalid
 from play import services, table
 from play.models import Battle
 from play.table import Situation
-from roster import services as roster_services
-from tests.play.conftest import Dice, ids, play_force
+from tests.play.conftest import Dice, figure_state, ids, storm
 from tests.play.test_table import figure
-from tests.roster.builders import emma, force, signed_in, student
+from tests.roster.builders import signed_in
 
 pytestmark = pytest.mark.django_db
 
@@ -332,32 +331,7 @@ def test_a_radius_stays_open_until_the_activation_or_the_turn_ends(catalogue):
 
 @pytest.fixture
 def battle(alice, bob):
-    """Alice: Eve (Emma's numbers, RA 1, CA 4; core school Destruction: Seraphic Bolt,
-    Thunder God's Bolt, God Or Demon Attack, Unlimited Sword Rain) and three students;
-    Bob: the play force (Ann, Ben, Cat: RA 4, DF 10, HP 11; Emma)."""
-    eve = emma() | {
-        "name": "Eve",
-        "core_schools": ["destruction"],
-        "spells": [
-            "seraphic-bolt",
-            "thunder-gods-bolt",
-            "god-or-demon-attack",
-            "unlimited-sword-rain",
-        ],
-    }
-    mine = roster_services.import_force(
-        owner=alice,
-        document=force(eve, student("Al"), student("Bo"), student("Cy"), name="Storm"),
-    )
-    assert mine.is_legal, mine.evaluation["errors"]
-    return services.start_battle(
-        by=alice, forces=[mine, play_force(bob, "Blue Club")], scenario="Storm"
-    )
-
-
-def state_of(battle, fid):
-    battle.refresh_from_db()
-    return battle.state["figures"][str(fid)]
+    return storm(alice, bob)
 
 
 def cast(battle, by, caster, spell, *dice):
@@ -390,7 +364,7 @@ def test_seraphic_bolt_from_the_cast_to_the_damage(battle, alice):
         '3 damage, the target Dodges for Cover 2". rolled 8. Miss: nothing happens. '
         "Seraphic Bolt's attacks are done."
     )
-    assert state_of(battle, ann)["hp"] == 8
+    assert figure_state(battle, ann)["hp"] == 8
     assert "spell_attacks" not in battle.state
     with pytest.raises(Invalid) as error:
         services.spell_attack(battle=battle, by=alice, target=ann)
@@ -440,7 +414,7 @@ def test_god_or_demon_attack_hits_the_caster_at_one_or_two_successes(battle, ali
         "Eve attacks Eve (ranged, God Or Demon Attack; needs 6+): rolled 12. Hit, Success "
         'Rating 6: 6 damage, the target Dodges for Cover 2".'
     )
-    assert state_of(battle, eve)["hp"] == 12 - 6
+    assert figure_state(battle, eve)["hp"] == 12 - 6
     # The radius stays open: any number of figures, once each, until the activation ends.
     services.spell_attack(battle=battle, by=alice, target=f["0:Al"], rng=Dice(1))
     services.spell_attack(battle=battle, by=alice, target=f["1:Ann"], rng=Dice(1))
@@ -456,7 +430,7 @@ def test_undo_brings_the_cast_back(battle, alice):
     services.undo(battle=battle, by=alice)
     battle.refresh_from_db()
     assert battle.state["spell_attacks"]["attacked"] == []
-    assert state_of(battle, f["1:Ann"])["hp"] == 11
+    assert figure_state(battle, f["1:Ann"])["hp"] == 11
 
 
 def test_friendship_after_a_spell_attack_keeps_the_cast_as_the_attack_left_it(battle, alice, bob):
@@ -465,7 +439,10 @@ def test_friendship_after_a_spell_attack_keeps_the_cast_as_the_attack_left_it(ba
     services.spell_attack(battle=battle, by=alice, target=f["1:Ann"], rng=Dice(12))
     # RA 1 + Acc 1 against DF 10: Success Rating 4; Ann moves 3 onto Ben (FR 5).
     services.transfer_damage(battle=battle, by=bob, transfers={f["1:Ben"]: 3})
-    assert (state_of(battle, f["1:Ann"])["hp"], state_of(battle, f["1:Ben"])["hp"]) == (10, 8)
+    assert (figure_state(battle, f["1:Ann"])["hp"], figure_state(battle, f["1:Ben"])["hp"]) == (
+        10,
+        8,
+    )
     assert battle.state["spell_attacks"]["attacked"] == [str(f["1:Ann"])]
 
 
@@ -475,7 +452,7 @@ def test_a_spell_attack_that_takes_an_enemy_out_is_in_the_record(battle, alice):
     for _ in range(3):  # Sword Rain: 4 successes, four attacks of Success Rating 3
         cast(battle, alice, eve, "unlimited-sword-rain", 6, 6, 6, 6)
         services.spell_attack(battle=battle, by=alice, target=cat, rng=Dice(12))
-        if state_of(battle, cat)["status"] == table.OUT_OF_ACTION:
+        if figure_state(battle, cat)["status"] == table.OUT_OF_ACTION:
             break
     battle.refresh_from_db()
     record = services.record_from_log(battle)
@@ -563,6 +540,6 @@ def test_the_screen_offers_the_waiting_cast_and_rolls_it(battle, alice, client):
         {"type": "spell-attack", "target": f["1:Ben"], "obscured": "clear", "dice": "12 12"},
     )
     battle.refresh_from_db()
-    assert state_of(battle, f["1:Ben"])["hp"] == 11 - 4 - 4
+    assert figure_state(battle, f["1:Ben"])["hp"] == 11 - 4 - 4
     assert battle.status == Battle.Status.PLAYING
     assert 'id="spell-attack"' not in client.get(page).content.decode()
