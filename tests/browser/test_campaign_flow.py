@@ -14,13 +14,12 @@ gets an axe check.
 import re
 
 import pytest
-from django.urls import reverse
-from playwright.sync_api import BrowserContext, Locator, Page, expect
+from playwright.sync_api import Locator, Page, expect
 
 from campaign import views
 from roster.demo import demo_force
 from roster.services import import_force
-from tests.browser.conftest import assert_accessible
+from tests.browser.conftest import PASSWORD, assert_accessible, log_in
 from tests.roster.builders import force, student
 from tests.roster.test_rolls import ScriptedDice
 
@@ -29,7 +28,6 @@ RED = "Literature Club Irregulars"  # Alice's: the demo force (Emma, Julius, Ken
 BLUE = "Robotics Rebels"  # Bob's: four plain technical students, Ann with a Tool Kit
 SCENARIO = "Capture the Flag"
 PLAYED_ON = ("2025-03-01", "1 Mar 2025")
-PASSWORD = "a-long-and-silly-passphrase-12"
 NO_XP_YET = "\u2013"  # an en dash in a pending battle's XP column
 
 # Initial roster costs (R7): Emma 5, Julius 10 + Hand Weapon 4, Kenji's Traditional Ranged
@@ -39,18 +37,6 @@ RED_START, BLUE_START = 50 - RED_COST, 50 - BLUE_COST
 
 
 # --- helpers -------------------------------------------------------------------------
-
-
-def log_in(context: BrowserContext, url: str, username: str) -> Page:
-    """A page of `context` (its own cookies) with `username` logged in."""
-    page = context.new_page()
-    page.set_default_timeout(10_000)  # a local server answers fast; fail early if not
-    page.goto(url + reverse("accounts:login"))
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Log in").click()
-    expect(page.get_by_role("button", name="Log out")).to_be_visible()
-    return page
 
 
 def heading(page: Page, name: str) -> Locator:
