@@ -682,6 +682,14 @@ def cast_spell(
         )
         target_id = caster_id if target is None else t.figure(target, "/target")[0]
         target_name = t.figures[target_id].name
+        # Healing Spring's d3, entered as rolled, comes after the CA dice (P5).
+        d3_entered: object | None = None
+        if (
+            spell == table.HEALING_SPRING
+            and isinstance(t.entered, list)
+            and len(t.entered) == plan.dice + 1
+        ):
+            d3_entered, t.entered = t.entered[-1], t.entered[:-1]
         rolls, entered = t.dice(plan.dice)
         result = table.cast(plan, rolls)
         events: list[table.Event] = []
@@ -695,11 +703,31 @@ def cast_spell(
             effects.append(f"Empowered on {target_name}")
         tier_index = plan.outcomes.index(result.tier) if result.tier else None
         target_state = t.state["figures"][target_id]
+        d3: int | None = None
+        if spell == table.HEALING_SPRING and table.healing_spring_d3(tier_index):
+            if not entered:
+                d3 = t.rng.randint(1, table.D3)
+            elif d3_entered is None:
+                raise Invalid(
+                    "wrong-dice-count",
+                    f"{result.successes} successes heal 1d3 + 2 HP: enter the d3 (1-3) "
+                    f"after the {plan.dice} dice.",
+                    pointer="/dice",
+                )
+            else:
+                d3 = table.check_d3(d3_entered, f"/dice/{plan.dice}")
+        elif d3_entered is not None:
+            raise Invalid(
+                "wrong-dice-count",
+                f"Only 3 or more successes roll Healing Spring's d3; enter {plan.dice} dice.",
+                pointer="/dice",
+            )
         if spell == table.HEALING_SPRING and tier_index is not None:
-            amount = 2 if tier_index == 0 else 2 + t.rng.randint(1, 3)
+            amount = table.healing_spring_hp(tier_index, d3)
             if target_state["status"] == table.ACTIVE:
                 table.heal(t.state, target_id, amount)
-                effects.append(f"{target_name} recovers {amount} HP")
+                rolled = f" (2 + {d3} on the d3)" if d3 is not None else ""
+                effects.append(f"{target_name} recovers {amount} HP{rolled}")
         if spell == table.REVIVING_BREATH and tier_index is not None:
             hp = {0: 1, 1: target_state["max_hp"] // 2}.get(tier_index, target_state["max_hp"])
             events += table.revive(t.state, target_id, hp)
@@ -750,7 +778,7 @@ def cast_spell(
                 "successes": result.successes,
                 "tier": tier_index,
             },
-            dice=rolls,
+            dice=rolls + ([d3] if d3 is not None else []),
             entered=entered,
             events=events,
         )

@@ -1422,6 +1422,25 @@ HEALING_SPRING, REVIVING_BREATH, MANA_OBLITERATION = (
     "reviving-breath",
     "mana-obliteration",
 )
+D3 = 3  # Healing Spring's 1d3 at 3+ successes
+
+
+def healing_spring_d3(tier_index: int | None) -> bool:
+    """Whether the cast's tier rolls Healing Spring's 1d3 (3+ successes: 1d3 + 2 HP)."""
+    return tier_index is not None and tier_index >= 1
+
+
+def healing_spring_hp(tier_index: int, d3: int | None) -> int:
+    """HP Healing Spring restores: 2 at 1-2 successes, 1d3 + 2 at 3+."""
+    return 2 + (d3 or 0) if healing_spring_d3(tier_index) else 2
+
+
+def check_d3(die: object, where: str) -> int:
+    """A d3 entered as rolled at the table (P5): a whole number from 1 to 3."""
+    if isinstance(die, bool) or not isinstance(die, int) or not 1 <= die <= D3:
+        raise Invalid("invalid-roll", f"{die!r} is not a d3 result (1-3).", pointer=where)
+    return die
+
 
 declare_codes(
     {

@@ -520,3 +520,40 @@ def test_activation_lapses_the_markers_that_last_until_it(campaign_battle, alice
     action = services.end_activation(battle=battle, by=alice, figure=f["0:Ann"])
     assert action.words == "Ann has activated. Inspire, Fortify lapsed."
     assert battle.state["figures"][str(f["0:Ann"])]["markers"] == {"wall": 1}
+
+
+def test_healing_spring_rolls_its_d3_at_three_successes_and_logs_it(campaign_battle, alice, bob):
+    """1-2 successes: 2 HP; 3+: 1d3 + 2, the d3 the server's or entered after the CA dice
+    (P5: every roll in the log)."""
+    battle = campaign_battle
+    f = ids(battle)
+    emma_id, ben = f["0:Emma"], f["0:Ben"]
+    shoot(battle, bob, f["1:Ann"], ben, 12)  # 6 damage: Ben 5 of 11
+    version = battle.version
+    for dice, expected in [
+        ([12, 12, 12, 1], [("/dice", "wrong-dice-count")]),  # 3 successes: the d3 is missing
+        ([1, 2, 7, 8, 3], [("/dice", "wrong-dice-count")]),  # 2 successes roll no d3
+        ([12, 12, 12, 1, 4], [("/dice/4", "invalid-roll")]),  # a d3 shows 1-3
+    ]:
+        with pytest.raises(Invalid) as error:
+            services.cast_spell(
+                battle=battle, by=alice, caster=emma_id, spell="healing-spring", target=ben,
+                dice=dice,
+            )  # fmt: skip
+        assert codes(error) == expected, dice
+    battle.refresh_from_db()
+    assert battle.version == version
+    entered = services.cast_spell(
+        battle=battle, by=alice, caster=emma_id, spell="healing-spring", target=ben,
+        dice=[12, 12, 12, 1, 3],
+    )  # fmt: skip
+    assert entered.dice == [12, 12, 12, 1, 3]
+    assert entered.words.endswith("Ben recovers 5 HP (2 + 3 on the d3). (dice entered as rolled)")
+    assert battle.state["figures"][str(ben)]["hp"] == 10
+    shoot(battle, bob, f["1:Ann"], ben, 12)  # Ben 4
+    served = services.cast_spell(
+        battle=battle, by=alice, caster=emma_id, spell="healing-spring", target=ben,
+        rng=Dice(7, 7, 7, 1, 1),
+    )  # fmt: skip
+    assert served.dice == [7, 7, 7, 1, 1]
+    assert battle.state["figures"][str(ben)]["hp"] == 4 + 3
