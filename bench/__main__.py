@@ -17,6 +17,7 @@ dropped at the end (`--keep-db` keeps it).
     python -m bench               the full run (about 15 minutes on 2 cores)
     python -m bench --quick       a short smoke run, written to var/bench-results-quick.md
     python -m bench --profile     also pyinstrument profiles into var/bench-profiles/
+    python -m bench --skip-browser  without the click-to-DOM phase (Chromium)
 """
 
 import argparse
@@ -98,6 +99,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--profile", action="store_true", help="pyinstrument profiles too")
     parser.add_argument("--skip-load", action="store_true", help="no gunicorn/wrk")
     parser.add_argument("--skip-scale", action="store_true", help="no scale seed")
+    parser.add_argument("--skip-browser", action="store_true", help="no click-to-DOM in Chromium")
     parser.add_argument(
         "--skip",
         action="append",
@@ -309,7 +311,7 @@ def run(args: argparse.Namespace, plan: Plan, output: Path, database_url: str) -
     django.setup()
     from django.core.management import call_command
 
-    from bench import inprocess
+    from bench import browser, inprocess
     from bench import world as bench_world
     from bench.forces import full_force
     from bench.load import LoadSampler
@@ -375,6 +377,10 @@ def run(args: argparse.Namespace, plan: Plan, output: Path, database_url: str) -
         *inprocess_table(small, summary),
         "",
     ]
+    if "play_poll" in small:
+        sections += [browser.watcher_line(small["play_poll"].median), ""]
+    if not args.skip_browser:
+        sections += click_section(phases, summary)
     if args.profile:
         written = inprocess.profile(chosen, requests=50, directory=PROFILES / "small")
         say(f"profiles: {', '.join(str(p) for p in written)}")
@@ -425,6 +431,39 @@ def run(args: argparse.Namespace, plan: Plan, output: Path, database_url: str) -
     say(f"wrote {output}")
     print(text)
     return 0
+
+
+def click_section(phases, summary) -> list[str]:
+    """Click to updated DOM in Chromium, from the browser tests that measure it."""
+    from bench import browser
+
+    say("browser: click to updated DOM")
+    with LoadSamplerFor(phases, "browser: click to updated DOM") as sampler:
+        clicks = browser.click_to_dom()
+    if not clicks:
+        return ["Click to updated DOM: not measured (no Chromium at /usr/bin/chromium).", ""]
+    for view, what, median, _ in clicks:
+        summary.append(
+            (
+                f"{what}, {view}: click to updated DOM <= {browser.CLICK_TARGET_MS} ms (median)",
+                f"{median} ms",
+                verdict(median <= browser.CLICK_TARGET_MS),
+            )
+        )
+    return [
+        "## Click to updated DOM (Chromium)",
+        "",
+        "Debian's Chromium, headless, against the test server (SQLite) that the browser "
+        "tests start: from the click (caught before htmx sees it) to `htmx:afterSwap`, the "
+        "moment the answer is in the page. Twenty clicks each: a builder edit (add, then "
+        "remove, a Light Shield) on desktop and phone; an attack roll on the phone's battle "
+        f"screen. Load average meanwhile: {sampler.summary()}.",
+        "",
+        f"| what | view | median (ms) | p90 (ms) | <= {browser.CLICK_TARGET_MS} ms |",
+        "| --- | --- | --- | --- | --- |",
+        *browser.click_rows(clicks),
+        "",
+    ]
 
 
 def connections_close() -> None:

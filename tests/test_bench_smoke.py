@@ -231,3 +231,31 @@ def test_the_players_load_script_gives_each_connection_its_own_player():
     assert "me = players[number]" in script
     assert script.count('"edit_add"') == MIXED_ROUND.count("edit_add") == 1
     assert "%%" not in script  # the template's own percent signs came through once
+
+
+def test_the_bench_reads_the_browser_tests_measure_lines():
+    """`bench.browser` reads back what the measuring browser tests print."""
+    from bench import browser
+
+    printed = (
+        "\n[measure] phone-light: builder edit click-to-DOM median 145 ms, p90 224 ms\n"
+        "[measure] phone: attack roll click-to-DOM median 48 ms, p90 129 ms\n"
+    )
+    found = [
+        (m["view"], m["what"], int(m["median"]), int(m["p90"]))
+        for m in browser.LINE.finditer(printed)
+    ]
+    assert found == [("phone-light", "builder edit", 145, 224), ("phone", "attack roll", 48, 129)]
+    assert browser.click_rows(found) == [
+        "| builder edit | phone-light | 145 | 224 | **missed** |",
+        "| attack roll | phone | 48 | 129 | met |",
+    ]
+    assert browser.watcher_line(3.92) == (
+        "An idle battle watcher sends 60 requests a minute (the state panel polls every 1 s) "
+        "and is answered `304` with no body: at the poll's median 3.92 ms that is 235 ms of "
+        "server time per watcher per minute."
+    )
+    tests = (BASE_DIR / "tests" / "browser" / "test_play_flow.py").read_text()
+    tests += (BASE_DIR / "tests" / "browser" / "test_pages_ux.py").read_text()
+    for measuring in browser.MEASURING_TESTS:
+        assert f"def {measuring.split('::')[1]}(" in tests
