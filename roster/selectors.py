@@ -104,6 +104,18 @@ def get_force_row(*, user: User, force_id: int) -> Force:
     return refreshed([get_object_or_404(forces, pk=force_id)])[0]
 
 
+# What names a version of a force, and what `refreshed` needs to check it: enough for a
+# reader whose whole answer is cached under that version (the API detail).
+VERSION_FIELDS = ("id", "owner_id", "version", "rules_version", "evaluation_content_version")
+
+
+def get_force_version(*, user: User, force_id: int) -> Force:
+    """The owner's force, or 404 (also for other people's), with only `VERSION_FIELDS`
+    read: a cache hit needs nothing else. One query of one narrow row."""
+    forces = forces_for(user=user).only(*VERSION_FIELDS)
+    return refreshed([get_object_or_404(forces, pk=force_id)])[0]
+
+
 def members_of(*, force: Force) -> list[Member]:
     """An already-authorised force's members in order, with their rolls (two queries)."""
     members = list(_members().filter(force=force))
