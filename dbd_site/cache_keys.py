@@ -18,8 +18,9 @@ Throttle counters and axes' lock-outs keep the keys their libraries give them.
 """
 
 import hashlib
+import json
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.http import HttpRequest
@@ -27,7 +28,9 @@ from django.http import HttpRequest
 from rules.loader import get_catalogue
 
 if TYPE_CHECKING:
-    from roster.models import Force
+    from django.db.models import Model
+
+    from roster.models import Force, Member
 
 
 def force_version(force: "Force") -> str:
@@ -72,18 +75,42 @@ def force_page(request: HttpRequest, force: "Force", *, csrf_secret: str) -> str
     )
 
 
-def member_cards(request: HttpRequest, force: "Force", *, read_only: bool) -> str:
-    """A force's member cards; the viewer matters for "rolled by you"."""
+def member_card(
+    request: HttpRequest,
+    member: "Member",
+    shown: dict[str, Any],
+    *,
+    viewer_id: int | None,
+    read_only: bool,
+    fold: bool,
+) -> str:
+    """One member's card on the force page or the read-only page (`roster/_member_card.html`).
+
+    A card shows its member's row and rolls, what the force's stored evaluation says of
+    that member (`shown`: `roster.presenters.member_evaluation`), links under its force,
+    who rolled each roll as the viewer sees it ("you", "another player"; None on the
+    read-only page, which doesn't say), and whether it is read-only (no Edit and Remove)
+    and folded. Every column of the row
+    and of each roll is in the key, so no change to a member can leave its card behind;
+    a change elsewhere in the force reaches a card only through `shown`, so an edit of
+    one member renders that member's card alone.
+    """
+    rolls = [_columns(roll) for roll in member.rolls.all()]
+    evaluation = json.dumps(shown, sort_keys=True, default=str)
     return _key(
-        "member-cards",
-        (origin(request), force.pk, force_version(force), read_only, request.user.pk),
+        "member-card",
+        (origin(request), _columns(member), rolls, evaluation, viewer_id, read_only, fold),
     )
 
 
+def _columns(row: "Model") -> list[object]:
+    return [getattr(row, field.attname) for field in row._meta.concrete_fields]
+
+
 def roster_api_detail(request: HttpRequest, detail_version: str) -> str:
-    """The serialised API detail of one version of a force (its ETag's version, which
-    names the force); its links name the host asked."""
-    return _key("roster-api-detail", (origin(request), detail_version))
+    """The API detail of one version of a force (its ETag's version, which names the
+    force) as JSON bytes; its links name the host asked."""
+    return _key("roster-api-detail-json", (origin(request), detail_version))
 
 
 def health_probe() -> str:

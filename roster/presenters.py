@@ -20,18 +20,34 @@ from rules.loader import get_catalogue
 MEMBER_POINTER = re.compile(r"^/members/\d+(/|$)")
 
 
+def member_evaluation(evaluation: dict[str, Any], index: int) -> dict[str, Any]:
+    """All a member card takes from the force's stored evaluation: member `index`'s
+    result and the errors and warnings inside that member (R12 pointers)."""
+    at = f"/members/{index}"
+    results = evaluation.get("members") or []
+    return {
+        "at": at,
+        "result": results[index] if index < len(results) else None,
+        **{
+            kind: [
+                p
+                for p in evaluation.get(kind, [])
+                if p["pointer"] == at or p["pointer"].startswith(at + "/")
+            ]
+            for kind in ("errors", "warnings")
+        },
+    }
+
+
 class _ProblemPool:
-    """The stored evaluation's problems inside one member, handed out to the things they
+    """One member's problems (`member_evaluation`), handed out to the things they
     concern (R12 pointers); whatever is left is shown at the top of the card."""
 
-    def __init__(self, evaluation: dict[str, Any], prefix: str) -> None:
+    def __init__(self, shown: dict[str, Any]) -> None:
         self.items = [
-            {**p, "kind": kind[:-1]}
-            for kind in ("errors", "warnings")
-            for p in evaluation.get(kind, [])
-            if p["pointer"] == prefix or p["pointer"].startswith(prefix + "/")
+            {**p, "kind": kind[:-1]} for kind in ("errors", "warnings") for p in shown[kind]
         ]
-        self.prefix = prefix
+        self.prefix = shown["at"]
 
     def take(self, *relative: str) -> list[dict[str, Any]]:
         prefixes = [f"{self.prefix}/{r}" for r in relative]
@@ -187,10 +203,9 @@ def member_card(
     viewer_id: int | None = None,
 ) -> MemberCard:
     """One member as the engine sees it: stats, costs and every problem in its place."""
-    at = f"/members/{index}"
-    results = evaluation.get("members") or []
-    result = results[index] if index < len(results) else None
-    pool = _ProblemPool(evaluation, at)
+    shown = member_evaluation(evaluation, index)
+    at, result = shown["at"], shown["result"]
+    pool = _ProblemPool(shown)
     society = catalogue.societies.get(member.society)
     purchase_costs = result["purchase_costs"] if result else []
     equipment_costs = result["equipment_costs"] if result else []

@@ -17,11 +17,14 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.cache import cache as django_cache
 from django.http import Http404, HttpRequest, HttpResponse, QueryDict
 from django.middleware.csrf import get_token
 from django.shortcuts import redirect
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.cache import add_never_cache_headers
+from django.utils.safestring import mark_safe
 from django.utils.text import slugify
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 from django_htmx.http import trigger_client_event
@@ -51,6 +54,7 @@ from roster.presenters import (
     free_slots,
     group_forces,
     member_card,
+    member_evaluation,
     name_shared,
     roll_outcome,
 )
@@ -95,11 +99,8 @@ def _force_context(
         return force.evaluation or {}
 
     @cache
-    def cards() -> list[MemberCard]:
-        return [
-            member_card(m, i, evaluation(), catalogue, viewer_id=viewer)
-            for i, m in enumerate(selectors.members_of(force=force))
-        ]
+    def cards() -> list[str]:
+        return _member_cards(request, force, evaluation(), viewer=viewer, read_only=read_only)
 
     # Who holds the force and what they refuse (a campaign copy: no Resources field, no
     # Delete); asked only when the page's body is rendered, not served from the cache.
@@ -118,11 +119,54 @@ def _force_context(
         "force_problems": cache(lambda: force_problems(evaluation())),
         "share_url": share_url,
         "read_only": read_only,
-        "member_cards_key": cache_keys.member_cards(request, force, read_only=read_only),
         "policy_note": cache(lambda: None if read_only else policy().note()),
         "offers_delete": cache(lambda: policy().offers("delete")),
         "offers_resources": cache(lambda: policy().offers("set-resources")),
     }
+
+
+# A card is kept while its force is in use; a changed member's key is a new one, and the
+# old card only has to age out.
+MEMBER_CARD_SECONDS = 600
+
+
+def _member_cards(
+    request: HttpRequest,
+    force: Force,
+    evaluation: dict[str, Any],
+    *,
+    viewer: int | None,
+    read_only: bool,
+) -> list[str]:
+    """Each member's card as HTML: folded on the owner's force page, open on the read-only
+    page. A card is kept under a key of everything it shows (`cache_keys.member_card`),
+    so after an edit only the edited member's card is rendered again; the rest come from
+    one cache read."""
+    catalogue = get_catalogue()
+    fold = not read_only
+    members = selectors.members_of(force=force)
+    keys = [
+        cache_keys.member_card(
+            request,
+            member,
+            member_evaluation(evaluation, i),
+            viewer_id=viewer,
+            read_only=read_only,
+            fold=fold,
+        )
+        for i, member in enumerate(members)
+    ]
+    kept = django_cache.get_many(keys)
+    rendered = {}
+    for i, (member, key) in enumerate(zip(members, keys, strict=True)):
+        if key not in kept:
+            card = member_card(member, i, evaluation, catalogue, viewer_id=viewer)
+            context = {"card": card, "force": force, "read_only": read_only, "fold": fold}
+            rendered[key] = render_to_string("roster/_member_card.html", context, request)
+    if rendered:
+        django_cache.set_many(rendered, MEMBER_CARD_SECONDS)
+    # Our own template's output, escaped as it rendered.
+    return [mark_safe(kept[key] if key in kept else rendered[key]) for key in keys]
 
 
 # --- my forces -------------------------------------------------------------------------

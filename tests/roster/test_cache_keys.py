@@ -9,7 +9,8 @@ from django.test import RequestFactory, override_settings
 
 from dbd_site import cache_keys
 from roster import services
-from roster.models import Force
+from roster.models import Force, SkillRoll
+from roster.presenters import member_evaluation
 from rules.loader import clear_catalogue_cache, get_catalogue
 from rules.models import RulesVersion, Society
 from tests.roster.builders import legal_force
@@ -114,3 +115,61 @@ def test_the_csrf_secret_is_never_stored_in_the_key(owner, shared):
     key = cache_keys.force_page(made, shared, csrf_secret=secret)
     assert secret not in key
     assert key.startswith("force-page:")
+
+
+def test_every_part_of_a_member_card_key_moves_it(owner, shared, catalogue_restored):
+    evaluation = shared.evaluation
+    ann = shared.members.prefetch_related("rolls").get(name="Ann")  # its rolls as read
+    index = ann.position
+
+    def request(host: str = "a.example"):
+        made = RequestFactory().get("/", HTTP_HOST=host)
+        made.user = owner
+        return made
+
+    def key(member=ann, shown=None, req=None, viewer=owner.pk, read_only=False, fold=True):
+        shown = shown if shown is not None else member_evaluation(evaluation, index)
+        return cache_keys.member_card(
+            req or request(), member, shown, viewer_id=viewer, read_only=read_only, fold=fold
+        )
+
+    problem = {"pointer": f"/members/{index}/equipment/0", "code": "x", "message": "m"}
+    elsewhere = {"pointer": f"/members/{index + 1}/name", "code": "x", "message": "m"}
+    with override_settings(ALLOWED_HOSTS=HOSTS):
+        base = key()
+        assert key() == base
+        # A problem of another member, or of the whole force, leaves this card alone.
+        calmer = {**evaluation, "errors": [*evaluation["errors"], elsewhere]}
+        assert key(shown=member_evaluation(calmer, index)) == base
+        renamed = shared.members.get(pk=ann.pk)
+        renamed.name = "Annie"
+        moved = shared.members.get(pk=ann.pk)
+        moved.position = 9
+        richer = shared.members.get(pk=ann.pk)
+        richer.xp = 12
+        result = member_evaluation(evaluation, index)
+        result["result"] = {**result["result"], "level": 99}
+        others = {
+            "host": key(req=request("b.example")),
+            "name": key(renamed),
+            "position": key(moved),
+            "xp": key(richer),
+            "its result": key(shown=result),
+            "a problem in it": key(
+                shown=member_evaluation({**evaluation, "errors": [problem]}, index)
+            ),
+            "viewer": key(viewer=None),
+            "read-only": key(read_only=True),
+            "unfolded": key(fold=False),
+        }
+        with override_settings(RELEASE="another-release"):
+            others["release"] = key()
+        SkillRoll.objects.create(
+            member=ann, slot="free_advancements/0", table="academic", dice=[5], outcome="skill"
+        )
+        others["a roll"] = key(shared.members.prefetch_related("rolls").get(pk=ann.pk))
+        RulesVersion.objects.update(code="another-catalogue")
+        clear_catalogue_cache()
+        others["catalogue"] = key()
+    assert all(other != base for other in others.values()), others
+    assert len(set(others.values())) == len(others)

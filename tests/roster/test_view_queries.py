@@ -10,7 +10,7 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from roster import services
+from roster import selectors, services
 from roster.models import Member
 from tests.roster.builders import emma, force, student
 from tests.roster.test_rolls import ScriptedDice
@@ -100,6 +100,52 @@ def test_my_forces_does_not_grow_with_forces(client, owner):
     build(owner, 5)
     build(owner, 6)
     assert count_queries(client, reverse("roster:list")) == one
+
+
+def card_renders(response) -> int:
+    """How many member cards the request rendered (the rest came from the cache)."""
+    return [t.name for t in response.templates].count("roster/_member_card.html")
+
+
+def test_an_edit_renders_only_the_edited_members_card(client, owner):
+    client.force_login(owner)
+    built = build(owner, 7)
+    url = reverse("roster:detail", args=[built.pk])
+    cache.clear()
+    assert card_renders(client.get(url)) == 7
+    assert card_renders(client.get(url)) == 0  # the whole body is kept
+    ann = built.members.get(name="Student 3")
+    changed = selectors.member_json(ann) | {"equipment": ["tool-kit"]}
+    services.update_member(force=ann.force, actor=None, member_id=ann.pk, data=changed)
+    page = client.get(url)
+    assert card_renders(page) == 1
+    assert page.content.decode().count("Tool Kit") == 1
+    # The six cards kept are those a full render gives now.
+    cache.clear()
+    assert member_grid(client.get(url)) == member_grid(page)
+
+
+def member_grid(response) -> str:
+    """The page's member cards (the rest of a page has per-request tokens and nonces)."""
+    page = response.content.decode()
+    start = page.index('<div class="member-grid">')
+    return page[start : page.index("</section>", start)]
+
+
+def test_a_share_link_never_shows_the_owners_cards(client, owner):
+    """The read-only page's cards have no Edit or Remove, even when the owner's cards of
+    the same members are kept; and the owner's page keeps its own."""
+    built = build(owner, 4)
+    services.set_share_link(force=built, actor=None, enabled=True)
+    client.force_login(owner)
+    owners = client.get(reverse("roster:detail", args=[built.pk])).content.decode()
+    client.logout()
+    shared = client.get(reverse("roster:shared", args=[built.share_token])).content.decode()
+    remove = reverse("roster:member_remove", args=[built.pk, built.members.first().pk])
+    assert remove in owners
+    assert "/remove/" not in shared
+    assert "member-fold" in owners
+    assert "member-fold" not in shared
 
 
 def test_cached_member_cards_follow_every_change(client, django_user_model):
