@@ -183,7 +183,8 @@ def machine_lines(database_url: str) -> list[str]:
     return [
         f"- Machine: {cpu}, {os.cpu_count()} cores{memory}; {platform.platform()}",
         f"- Python {platform.python_version()}, Django {django.get_version()}, "
-        f"PostgreSQL {server_version(database_url)}, gunicorn {gunicorn.__version__}, "
+        f"PostgreSQL {server_version(database_url)}, "
+        f"Redis {os.environ.get('BENCH_REDIS_VERSION', '?')}, gunicorn {gunicorn.__version__}, "
         f"{wrk_version()}",
     ]
 
@@ -279,16 +280,22 @@ def main(argv: list[str] | None = None) -> int:
     database_url = (
         os.environ.get("BENCH_DATABASE_URL") or "postgres://postgres@127.0.0.1:5432/dbd_bench"
     )
+    from bench import world as bench_world
+
+    # The cache the site is deployed with (docker-compose.yml: REDIS_URL), on a Redis
+    # database of the bench's own.
+    redis_url = os.environ.get("BENCH_REDIS_URL") or bench_world.DEFAULT_REDIS_URL
+    redis_version = bench_world.empty_redis(redis_url)
     static_root = tempfile.mkdtemp(prefix="dbd-bench-static-")
     os.environ.update(
         DJANGO_SETTINGS_MODULE="bench.settings",
         BENCH_DATABASE_URL=database_url,
+        REDIS_URL=redis_url,
+        BENCH_REDIS_VERSION=redis_version,
         BENCH_STATIC_ROOT=static_root,
         SECRET_KEY=secrets.token_urlsafe(50),  # throw-away; gunicorn gets the same one
         DEBUG="0",
     )
-    from bench import world as bench_world
-
     say(f"creating {database_url}")
     bench_world.create_database(database_url)
     try:
@@ -302,6 +309,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             bench_world.drop_database(database_url)
             say("dropped the bench database")
+        bench_world.empty_redis(redis_url)
         shutil.rmtree(static_root, ignore_errors=True)
 
 
@@ -409,8 +417,11 @@ def run(args: argparse.Namespace, plan: Plan, output: Path, database_url: str) -
         "- Settings: `bench.settings` = `dbd_site.settings` with DEBUG off, a throw-away "
         "SECRET_KEY, the `dbd_bench` PostgreSQL database (made and dropped by the run), "
         "Django's ManifestStaticFilesStorage (collectstatic into a temporary directory), API "
-        "throttle rates no run reaches, `/bench/floor/` added to the URLs, and the site's "
-        "cache behind a counter of hits and misses (`bench.cache`).",
+        "throttle rates no run reaches (counted per second, so a throttle's history stays "
+        "as short as a player's), `/bench/floor/` added to the URLs, and the site's cache "
+        "as deployed (`REDIS_URL`: Redis, on the bench's own database "
+        f"`{os.environ['REDIS_URL']}`, emptied before and after) behind a counter of hits "
+        "and misses (`bench.cache`).",
         "",
         "| phase | load average (1 min) while it ran: min-max (mean) |",
         "| --- | --- |",
@@ -743,10 +754,11 @@ def mixed_section(plan: Plan, world, phases) -> list[str]:
     lines += [
         "",
         "Cache misses seen over HTTP (`bench.cache` in every worker; a miss is a render from "
-        "the database). The bench runs the site's own production cache (PostgreSQL's "
-        "`DatabaseCache` without `REDIS_URL`, Redis with it), shared by every worker, so "
+        "the database). The bench runs the site's cache as deployed (Redis), shared by "
+        "every worker, so "
         "only the first view of a new version misses: with two views of each after an edit "
-        "in the round, 50% is the least possible. A member card changes with every edit.",
+        "in the round, 50% is the least possible. Member cards are kept one by one: an "
+        "edit changes one member's card, and the force page renders that card alone.",
         "",
         "| cached answer | hits | misses | miss rate, min / median / max of runs |",
         "| --- | --- | --- | --- |",

@@ -21,8 +21,8 @@ from django.utils.module_loading import import_string
 # What a key is for, by its start (as the code that caches names it).
 KINDS = {
     "template.cache.roster-force-page.": "force page",
-    "template.cache.roster-member-cards.": "member cards",
-    "roster-api-detail:": "API detail",
+    "member-card:": "member cards",
+    "roster-api-detail-json:": "API detail",
 }
 
 COUNTS: Counter = Counter()  # (kind, "hit" | "miss") -> n, for this process
@@ -88,8 +88,17 @@ class CountingCache(BaseCache):
     def delete(self, *args, **kwargs):
         return self.inner.delete(*args, **kwargs)
 
-    def get_many(self, *args, **kwargs):
-        return self.inner.get_many(*args, **kwargs)
+    def get_many(self, keys, version=None):
+        found = self.inner.get_many(keys, version=version)
+        counted = False
+        for key in keys:
+            kind = kind_of(str(key))
+            if kind is not None:
+                COUNTS[(kind, "hit" if key in found else "miss")] += 1
+                counted = True
+        if counted:
+            self.writer.maybe_write()
+        return found
 
     def set_many(self, *args, **kwargs):
         return self.inner.set_many(*args, **kwargs)

@@ -63,6 +63,26 @@ def drop_database(url: str) -> None:
         )
 
 
+# The bench's own Redis database (the site's deployments use 0): emptied before and after.
+DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/15"
+
+
+def empty_redis(url: str) -> str:
+    """Empties the bench's Redis database and gives the server's version."""
+    import redis
+
+    client = redis.Redis.from_url(url, socket_connect_timeout=5)
+    try:
+        client.flushdb()
+        return str(client.info("server")["redis_version"])
+    except redis.RedisError as exc:
+        raise SystemExit(
+            f"Cannot reach Redis at {url}: {exc}\nIs it running? redis-server --daemonize yes"
+        ) from exc
+    finally:
+        client.close()
+
+
 def server_version(url: str) -> str:
     connection, _ = _admin_connection(url)
     with connection:

@@ -205,16 +205,21 @@ def test_the_counting_cache_counts_what_it_knows_and_keeps_the_rest():
         "", {"OPTIONS": {"INNER": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}}
     )
     before = COUNTS.copy()
-    cache.set("roster-api-detail:1:x", {"a": 1})
-    assert cache.get("roster-api-detail:1:x") == {"a": 1}
-    assert cache.get("roster-api-detail:2:x", "none") == "none"
+    cache.set("roster-api-detail-json:1:x", {"a": 1})
+    assert cache.get("roster-api-detail-json:1:x") == {"a": 1}
+    assert cache.get("roster-api-detail-json:2:x", "none") == "none"
     assert cache.get("template.cache.roster-force-page.abc") is None
     cache.set("throttle:1", 5)
     assert cache.get("throttle:1") == 5  # kept, not counted
+    cache.set("member-card:a", "<article>")
+    found = cache.get_many(["member-card:a", "member-card:b", "throttle:1"])
+    assert found == {"member-card:a": "<article>", "throttle:1": 5}
     assert COUNTS - before == {
         ("API detail", "hit"): 1,
         ("API detail", "miss"): 1,
         ("force page", "miss"): 1,
+        ("member cards", "hit"): 1,
+        ("member cards", "miss"): 1,
     }
 
 
