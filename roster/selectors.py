@@ -96,11 +96,11 @@ def get_force(
 def get_force_row(*, user: User, force_id: int) -> Force:
     """The owner's force alone, or 404 (also for other people's), for readers that keep
     their answer in a cache keyed on the force's version (every write to a force or its
-    members moves `updated_at`, `roster.services.refresh_evaluation`): its stored
-    evaluation (the largest column) is read only if used, its members only through
-    `members_of`. A campaign copy's entry comes along (its policy, for the page's
-    controls), in the same query."""
-    forces = forces_for(user=user).defer("evaluation").select_related("campaign_entry__campaign")
+    members moves `version`, `roster.services`): its members only through `members_of`.
+    The stored evaluation comes with the row: a few KB to decode on every view costs less
+    than a second query on each view after an edit. A campaign copy's entry comes along
+    (its policy, for the page's controls), in the same query."""
+    forces = forces_for(user=user).select_related("campaign_entry__campaign")
     return refreshed([get_object_or_404(forces, pk=force_id)])[0]
 
 

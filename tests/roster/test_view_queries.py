@@ -68,7 +68,7 @@ def test_the_force_page_reads_no_members_while_its_body_is_cached(client, owner)
     member_table = Member._meta.db_table
     assert any(member_table in q["sql"] for q in first.captured_queries)
     assert not any(member_table in q["sql"] for q in again.captured_queries)
-    assert len(again) == len(first) - 3  # the stored evaluation, the members, their rolls
+    assert len(again) == len(first) - 2  # the members, their rolls
 
 
 def test_the_member_page_does_not_grow_with_members(client, owner, django_assert_num_queries):
