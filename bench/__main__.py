@@ -378,8 +378,10 @@ def run(args: argparse.Namespace, plan: Plan, output: Path, database_url: str) -
         "edit row is the whole cost of a change; the 'open another step' row is the GET a "
         "player makes when they choose to open the next step (spells). A cache miss row "
         "makes an edit (untimed) before each timed request, as a player's next view "
-        "after an edit; cache hits / misses are counted by `bench.cache` during the timed "
-        "requests. Answer: the last body's "
+        "after an edit: the edited member gets a name it never had, so nothing of the new "
+        "state is kept (the force page renders that member's card and keeps the other "
+        "six); cache hits / misses are counted by `bench.cache` during the timed requests "
+        "(the force page's member cards are in the mixed load's table below). Answer: the last body's "
         f"size.{skipped}",
         "",
         *inprocess_table(small, summary),
