@@ -381,8 +381,8 @@ def run(args: argparse.Namespace, plan: Plan, output: Path, database_url: str) -
         "after an edit: the edited member gets a name it never had, so nothing of the new "
         "state is kept (the force page renders that member's card and keeps the other "
         "six); cache hits / misses are counted by `bench.cache` during the timed requests "
-        "(the force page's member cards are in the mixed load's table below). Answer: the last body's "
-        f"size.{skipped}",
+        "(the force page's member cards are in the mixed load's table below). Answer: "
+        f"the last body's size.{skipped}",
         "",
         *inprocess_table(small, summary),
         "",
