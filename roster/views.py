@@ -99,8 +99,21 @@ def _force_context(
         return force.evaluation or {}
 
     @cache
-    def cards() -> list[str]:
-        return _member_cards(request, force, evaluation(), viewer=viewer, read_only=read_only)
+    def members() -> list[Member]:
+        return selectors.members_of(force=force)
+
+    @cache
+    def cards() -> list[MemberCard]:  # the print page lays them out itself
+        return [
+            member_card(m, i, evaluation(), catalogue, viewer_id=viewer)
+            for i, m in enumerate(members())
+        ]
+
+    @cache
+    def card_html() -> list[str]:
+        return _member_cards(
+            request, force, members(), evaluation(), viewer=viewer, read_only=read_only
+        )
 
     # Who holds the force and what they refuse (a campaign copy: no Resources field, no
     # Delete); asked only when the page's body is rendered, not served from the cache.
@@ -116,6 +129,7 @@ def _force_context(
         ),
         "evaluation": evaluation,
         "cards": cards,
+        "card_html": card_html,
         "force_problems": cache(lambda: force_problems(evaluation())),
         "share_url": share_url,
         "read_only": read_only,
@@ -133,6 +147,7 @@ MEMBER_CARD_SECONDS = 600
 def _member_cards(
     request: HttpRequest,
     force: Force,
+    members: list[Member],
     evaluation: dict[str, Any],
     *,
     viewer: int | None,
@@ -144,7 +159,6 @@ def _member_cards(
     one cache read."""
     catalogue = get_catalogue()
     fold = not read_only
-    members = selectors.members_of(force=force)
     keys = [
         cache_keys.member_card(
             request,

@@ -562,6 +562,9 @@ def test_print_page(as_owner, saved):
     assert "5 / 50 Resources" in page
     assert "Legal" in page
     assert page.count('class="print-card"') == 4
+    for member in saved.members.all():  # each card names its member and shows the stats
+        assert f'<h2 id="print-{member.pk}">{member.name}</h2>' in page
+    assert page.count('class="print-stats"') == 4
     assert 'id="print-button"' in page
     assert "onclick" not in page
     assert "<html" not in html(as_owner.get(reverse("roster:print", args=[saved.pk]), **HTMX))
