@@ -178,7 +178,9 @@ def _transfer_offer(battle: Battle, figures: dict[str, FigureView]) -> TransferO
     last = (
         battle.actions.filter(undone_at__isnull=True)
         .exclude(kind="start")
-        .only("kind", "detail")
+        # "battle" too: the related manager compares each row's battle with this one, and a
+        # deferred battle_id would cost a query of its own.
+        .only("kind", "detail", "battle")
         .order_by("-seq")
         .first()
     )

@@ -268,7 +268,9 @@ def _after(
             messages.success(request, said)
         return redirect("play:battle", battle_id=battle.pk)
     fresh = Battle.objects.select_related("campaign").get(pk=battle.pk)
-    may_act = selectors.may_act(battle=fresh, user=request.user)
+    # An action done is an action by one of the battle's players (the services refuse
+    # anyone else): only a refusal leaves it to be asked.
+    may_act = not errors or selectors.may_act(battle=fresh, user=request.user)
     context = _screen_context(request, fresh, may_act=may_act, forms=False)
     context.update({"said": said, "errors": errors or []})
     response = render(request, "play/battle.html#answer", context, status=status)
