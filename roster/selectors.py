@@ -112,6 +112,12 @@ def members_of(*, force: Force) -> list[Member]:
     return members
 
 
+def member_names(*, force: Force) -> list[Member]:
+    """An already-authorised force's members in order, their names alone (one light
+    query): who else is in the force, beside a member in hand."""
+    return list(Member.objects.filter(force=force).order_by("position", "id").only("name"))
+
+
 def get_shared_force(*, token: str) -> Force:
     """A force whose owner turned its read-only link on, or 404 (members: `members_of`)."""
     return refreshed([get_object_or_404(Force.objects.all(), share_token=token)])[0]
