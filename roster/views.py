@@ -632,16 +632,19 @@ def member_edit(request: HttpRequest, force_id: int, member_id: int, step: str) 
     now, through the write path (which the force's policy judges)."""
     if step not in CHANGES:
         raise Http404("No such step.")
-    # Without rolls: the write path reads the member as stored, with them, under its lock.
-    force = selectors.get_force(user=request.user, force_id=force_id, with_rolls=False)
-    member = _member(force, member_id)
+    # The force's row alone: the write path reads its members as stored, under its lock
+    # (a member not in the force is refused there, and answered 404 below), and shows the
+    # stored evaluation on this instance.
+    force = selectors.get_force_row(user=request.user, force_id=force_id)
     section, change = CHANGES[step]
-    if step in BETWEEN_BATTLES and member.pk in policy_for(force).fixed_members():
+    if step in BETWEEN_BATTLES and member_id in policy_for(force).fixed_members():
         section, change = BETWEEN_BATTLES[step]  # R17a: bought after the member has fought
     catalogue = get_catalogue()
+    names: list[str] = []
     notices: list[str] = []
 
     def apply(data: dict[str, Any]) -> dict[str, Any]:
+        names.append(data["name"])
         changed, notice = change(data, request.POST, catalogue)
         notices.append(notice)
         return changed
@@ -650,9 +653,9 @@ def member_edit(request: HttpRequest, force_id: int, member_id: int, step: str) 
         changed = services.change_member(
             force=force,
             actor=request.user,
-            member_id=member.pk,
+            member_id=member_id,
             change=apply,
-            description=lambda: f"{member.name}: {notices[-1].rstrip('.')}",
+            description=lambda: f"{names[-1]}: {notices[-1].rstrip('.')}",
             made_on=made_on(request),
         )
     except Rejected as exc:
