@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from typing import Any, TypeVar
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db.models import Count, Prefetch, QuerySet
+from django.db.models import Count, Prefetch, QuerySet, prefetch_related_objects
 from django.shortcuts import get_object_or_404
 
 from roster import documents
@@ -66,12 +66,14 @@ def forces_for(*, user: User) -> QuerySet[Force]:
     return Force.objects.filter(owner=user)
 
 
+def _rolls() -> Prefetch:
+    return Prefetch("rolls", queryset=SkillRoll.objects.order_by("created_at", "id"))
+
+
 def _members(*, with_rolls: bool = True) -> QuerySet[Member]:
     members = Member.objects.order_by("position", "id")
     if with_rolls:
-        members = members.prefetch_related(
-            Prefetch("rolls", queryset=SkillRoll.objects.order_by("created_at", "id"))
-        )
+        members = members.prefetch_related(_rolls())
     return members
 
 
@@ -129,6 +131,13 @@ def get_member(*, force: Force, member_id: int) -> Member:
         if member.pk == member_id:
             return member
     raise Member.DoesNotExist(f"No member {member_id} in force {force.pk}")
+
+
+def with_rolls(member: Member) -> Member:
+    """`member` (of an already-authorised force) with its rolls, oldest first, in one
+    query: a page about one member needs no other member's rolls."""
+    prefetch_related_objects([member], _rolls())
+    return member
 
 
 def member_json(member: Member) -> dict[str, Any]:

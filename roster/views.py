@@ -82,6 +82,13 @@ def _member(force: Force, member_id: int) -> Member:
         raise Http404("No such member in this force.") from exc
 
 
+def _builder_member(request: HttpRequest, force_id: int, member_id: int) -> tuple[Force, Member]:
+    """The requesting user's force with its members, and the one the builder shows with
+    its rolls (the others' rolls are not shown there), or 404."""
+    force = selectors.get_force(user=request.user, force_id=force_id, with_rolls=False)
+    return force, selectors.with_rolls(_member(force, member_id))
+
+
 def _force_context(
     request: HttpRequest, force: Force, *, read_only: bool = False
 ) -> dict[str, Any]:
@@ -513,8 +520,7 @@ def _builder_context(
 @require_safe
 def member_detail(request: HttpRequest, force_id: int, member_id: int) -> HttpResponse:
     """The member builder: one section per creation step."""
-    force = _force(request, force_id)
-    member = _member(force, member_id)
+    force, member = _builder_member(request, force_id, member_id)
     context = _builder_context(request, force, member)
     return render_page(request, "roster/member.html", context, compact=True)
 
@@ -526,8 +532,7 @@ def member_step(request: HttpRequest, force_id: int, member_id: int, step: str) 
     change elsewhere (static/js/site.js); without htmx, the page at that step."""
     if step not in STEPS:
         raise Http404("No such step.")
-    force = _force(request, force_id)
-    member = _member(force, member_id)
+    force, member = _builder_member(request, force_id, member_id)
     if not is_htmx(request):
         url = reverse("roster:member", args=[force_id, member_id])
         return redirect(f"{url}?step={step}#step-{step}")
@@ -568,8 +573,7 @@ def _builder_response(
         force, member = changed.force, changed
         members = selectors.member_names(force=force)
     else:
-        force = _force(request, force_id)
-        member = _member(force, member_id)
+        force, member = _builder_member(request, force_id, member_id)
         members = None
     forms_ = {rejected.form_name: rejected.form} if rejected and rejected.form else None
     errors = {rejected.section: rejected.messages} if rejected else None
