@@ -82,13 +82,6 @@ def _member(force: Force, member_id: int) -> Member:
         raise Http404("No such member in this force.") from exc
 
 
-def _builder_member(request: HttpRequest, force_id: int, member_id: int) -> tuple[Force, Member]:
-    """The requesting user's force with its members, and the one the builder shows with
-    its rolls (the others' rolls are not shown there), or 404."""
-    force = selectors.get_force(user=request.user, force_id=force_id, with_rolls=False)
-    return force, selectors.with_rolls(_member(force, member_id))
-
-
 def _force_context(
     request: HttpRequest, force: Force, *, read_only: bool = False
 ) -> dict[str, Any]:
@@ -426,6 +419,13 @@ def _open_steps(request: HttpRequest, card: MemberCard) -> frozenset[str]:
         return frozenset({asked})
     counts = card.problem_counts
     return frozenset({next((step for step in STEPS if counts[step]), STEPS[0])})
+
+
+def _builder_member(request: HttpRequest, force_id: int, member_id: int) -> tuple[Force, Member]:
+    """The requesting user's force with its members, and the one the builder shows with
+    its rolls (the others' rolls are not shown there), or 404."""
+    force = selectors.get_force(user=request.user, force_id=force_id, with_rolls=False)
+    return force, selectors.with_rolls(_member(force, member_id))
 
 
 def _builder_context(
