@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from typing import Any, TypeVar
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db.models import Count, Prefetch, QuerySet
+from django.db.models import Count, Prefetch, QuerySet, prefetch_related_objects
 from django.shortcuts import get_object_or_404
 
 from roster import documents
@@ -66,12 +66,14 @@ def forces_for(*, user: User) -> QuerySet[Force]:
     return Force.objects.filter(owner=user)
 
 
+def _rolls() -> Prefetch:
+    return Prefetch("rolls", queryset=SkillRoll.objects.order_by("created_at", "id"))
+
+
 def _members(*, with_rolls: bool = True) -> QuerySet[Member]:
     members = Member.objects.order_by("position", "id")
     if with_rolls:
-        members = members.prefetch_related(
-            Prefetch("rolls", queryset=SkillRoll.objects.order_by("created_at", "id"))
-        )
+        members = members.prefetch_related(_rolls())
     return members
 
 
@@ -124,6 +126,12 @@ def members_of(*, force: Force) -> list[Member]:
     return members
 
 
+def member_names(*, force: Force) -> list[Member]:
+    """An already-authorised force's members in order, their names alone (one light
+    query): who else is in the force, beside a member in hand."""
+    return list(Member.objects.filter(force=force).order_by("position", "id").only("name"))
+
+
 def get_shared_force(*, token: str) -> Force:
     """A force whose owner turned its read-only link on, or 404 (members: `members_of`)."""
     return refreshed([get_object_or_404(Force.objects.all(), share_token=token)])[0]
@@ -135,6 +143,13 @@ def get_member(*, force: Force, member_id: int) -> Member:
         if member.pk == member_id:
             return member
     raise Member.DoesNotExist(f"No member {member_id} in force {force.pk}")
+
+
+def with_rolls(member: Member) -> Member:
+    """`member` (of an already-authorised force) with its rolls, oldest first, in one
+    query: a page about one member needs no other member's rolls."""
+    prefetch_related_objects([member], _rolls())
+    return member
 
 
 def member_json(member: Member) -> dict[str, Any]:

@@ -105,10 +105,14 @@ class Draft:
 
 @dataclass(frozen=True, slots=True)
 class Written:
-    """What a command did: the force as stored now, and the command's own value."""
+    """What a command did: the force as stored now, and the command's own value.
+
+    `members` are its member rows as stored, in order (those read under the lock keep
+    their stored rolls; rolls the command made are not among them)."""
 
     force: Force
     value: Any
+    members: list[Member] = field(default_factory=list)
 
 
 Check = Callable[[engine.Evaluation, Draft], None]
@@ -318,13 +322,14 @@ def _write(
         if quiet and _unchanged(locked, rows, draft, evaluation.as_dict()):
             locked.evaluation_content_version = catalogue.content_version
             locked.save(update_fields=["evaluation_content_version"])
+            stored = rows
         else:
             if command.kind == "move-to-rules":
                 locked.rules_version = catalogue.rules_version
-            _store(locked, rows, before, draft, evaluation, catalogue)
+            stored = _store(locked, rows, before, draft, evaluation, catalogue)
             policy.settle(proposal, verdict)
         _show_on(force, locked)
-        return Written(locked, value)
+        return Written(locked, value, stored)
 
 
 # The force row's fields a stored evaluation writes, and (with the share link, which
@@ -354,8 +359,9 @@ def _store(
     draft: Draft,
     evaluation: engine.Evaluation,
     catalogue: Catalogue,
-) -> None:
-    """Members, rolls and the evaluation as the draft has them; the version moves on."""
+) -> list[Member]:
+    """Members, rolls and the evaluation as the draft has them; the version moves on.
+    Returns the member rows as stored, in order."""
     by_id = {m.pk: m for m in rows}
     kept = {s.id for s in draft.members if s.id is not None}
     gone = [pk for pk in by_id if pk not in kept]
@@ -385,6 +391,7 @@ def _store(
                 force=force, position=i, **documents.member_columns(state.data)
             )
             state.id = row.pk
+            by_id[row.pk] = row
     for state, roll in draft.new_rolls:
         roll.member_id = state.id
     SkillRoll.objects.bulk_create([roll for _, roll in draft.new_rolls])
@@ -395,6 +402,7 @@ def _store(
     force.version += 1
     force.updated_at = timezone.now()
     force.save(update_fields=_STORED_FIELDS)
+    return [by_id[state.id] for state in draft.members]
 
 
 def _touch(force: Force, command: Command, change: Callable[[Force], None]) -> Force:
@@ -656,7 +664,10 @@ def change_member(
     made_on: int | None = None,
 ) -> Member:
     """Apply `change` (the member's JSON in, its new JSON out) to the member as stored
-    now, under the lock: two changes made at once both land, one after the other."""
+    now, under the lock: two changes made at once both land, one after the other.
+
+    Returns the member as stored, with its rolls (a change makes none), read once: the
+    row the write path changed, not read again."""
 
     def apply(draft: Draft) -> MemberState:
         state = draft.member(member_id)
@@ -670,8 +681,10 @@ def change_member(
         return state
 
     command = Command("change-member", actor, description, member_id=member_id)
-    _write(force, command, apply, made_on=made_on)
-    return Member.objects.get(pk=member_id)
+    written = _write(force, command, apply, made_on=made_on)
+    member = next(m for m in written.members if m.pk == member_id)
+    member.force = force  # the caller's instance, showing what was stored
+    return member
 
 
 def update_member(

@@ -479,11 +479,19 @@ def _open_steps(request: HttpRequest, card: MemberCard) -> frozenset[str]:
     return frozenset({next((step for step in STEPS if counts[step]), STEPS[0])})
 
 
+def _builder_member(request: HttpRequest, force_id: int, member_id: int) -> tuple[Force, Member]:
+    """The requesting user's force with its members, and the one the builder shows with
+    its rolls (the others' rolls are not shown there), or 404."""
+    force = selectors.get_force(user=request.user, force_id=force_id, with_rolls=False)
+    return force, selectors.with_rolls(_member(force, member_id))
+
+
 def _builder_context(
     request: HttpRequest,
     force: Force,
     member: Member,
     *,
+    members: list[Member] | None = None,
     forms: dict[str, Any] | None = None,
     errors: dict[str, list[str]] | None = None,
     notice: str = "",
@@ -492,12 +500,16 @@ def _builder_context(
     """Everything the member page shows: its card (the stored evaluation) and each step's
     options with costs and reasons (what-ifs answered by the engine).
 
-    The options are worked out only when the template reads them (Django calls a callable
-    it finds in the context), so the answer to one step's change judges that step alone.
+    `members` are the force's members in order (their names at least); by default the
+    force's own. The options are worked out only when the template reads them (Django
+    calls a callable it finds in the context), so the answer to one step's change judges
+    that step alone.
     """
     catalogue = get_catalogue()
-    members = list(force.members.all())
-    index = next(i for i, m in enumerate(members) if m.pk == member.pk)
+    members = list(force.members.all()) if members is None else members
+    index = next((i for i, m in enumerate(members) if m.pk == member.pk), None)
+    if index is None:  # removed (in another tab) since the change was stored
+        raise Http404("No such member in this force.")
     evaluation = force.evaluation or {}
     card = member_card(member, index, evaluation, catalogue, viewer_id=request.user.pk)
     data = selectors.member_json(member)
@@ -566,8 +578,7 @@ def _builder_context(
 @require_safe
 def member_detail(request: HttpRequest, force_id: int, member_id: int) -> HttpResponse:
     """The member builder: one section per creation step."""
-    force = _force(request, force_id)
-    member = _member(force, member_id)
+    force, member = _builder_member(request, force_id, member_id)
     context = _builder_context(request, force, member)
     return render_page(request, "roster/member.html", context, compact=True)
 
@@ -579,8 +590,7 @@ def member_step(request: HttpRequest, force_id: int, member_id: int, step: str) 
     change elsewhere (static/js/site.js); without htmx, the page at that step."""
     if step not in STEPS:
         raise Http404("No such step.")
-    force = _force(request, force_id)
-    member = _member(force, member_id)
+    force, member = _builder_member(request, force_id, member_id)
     if not is_htmx(request):
         url = reverse("roster:member", args=[force_id, member_id])
         return redirect(f"{url}?step={step}#step-{step}")
@@ -601,13 +611,15 @@ def _builder_response(
     *,
     notice: str = "",
     rejected: Rejected | None = None,
-    force: Force | None = None,
+    changed: Member | None = None,
 ) -> HttpResponse:
     """After a change: htmx gets the changed step, with the card, status and notice out of
     band; a plain form post is redirected back to the step (PRG), or shown the page again
     with the problem (400).
 
-    `force` is the force as the change left it, when the caller holds it; otherwise it is
+    `changed` is the member as the write path stored it (its `force` showing the stored
+    evaluation and version), when the caller holds it: then only the members' order and
+    names are read again (another change may have moved them); otherwise the force is
     read again. After a change the other steps are stale: the page refreshes each one as
     it comes into view (the "builder-changed" event, static/js/site.js).
     """
@@ -615,14 +627,19 @@ def _builder_response(
         messages.success(request, notice)
         url = reverse("roster:member", args=[force_id, member_id])
         return redirect(f"{url}?step={section}#step-{section}")
-    force = force or _force(request, force_id)
-    member = _member(force, member_id)
+    if changed is not None:
+        force, member = changed.force, changed
+        members = selectors.member_names(force=force)
+    else:
+        force, member = _builder_member(request, force_id, member_id)
+        members = None
     forms_ = {rejected.form_name: rejected.form} if rejected and rejected.form else None
     errors = {rejected.section: rejected.messages} if rejected else None
     context = _builder_context(
         request,
         force,
         member,
+        members=members,
         forms=forms_,
         errors=errors,
         notice=notice,
@@ -677,26 +694,30 @@ def member_edit(request: HttpRequest, force_id: int, member_id: int, step: str) 
     now, through the write path (which the force's policy judges)."""
     if step not in CHANGES:
         raise Http404("No such step.")
-    force = _force(request, force_id)
-    member = _member(force, member_id)
+    # The force's row alone: the write path reads its members as stored, under its lock
+    # (a member not in the force is refused there, and answered 404 below), and shows the
+    # stored evaluation on this instance.
+    force = selectors.get_force_row(user=request.user, force_id=force_id)
     section, change = CHANGES[step]
-    if step in BETWEEN_BATTLES and member.pk in policy_for(force).fixed_members():
+    if step in BETWEEN_BATTLES and member_id in policy_for(force).fixed_members():
         section, change = BETWEEN_BATTLES[step]  # R17a: bought after the member has fought
     catalogue = get_catalogue()
+    names: list[str] = []
     notices: list[str] = []
 
     def apply(data: dict[str, Any]) -> dict[str, Any]:
+        names.append(data["name"])
         changed, notice = change(data, request.POST, catalogue)
         notices.append(notice)
         return changed
 
     try:
-        services.change_member(
+        changed = services.change_member(
             force=force,
             actor=request.user,
-            member_id=member.pk,
+            member_id=member_id,
             change=apply,
-            description=lambda: f"{member.name}: {notices[-1].rstrip('.')}",
+            description=lambda: f"{names[-1]}: {notices[-1].rstrip('.')}",
             made_on=made_on(request),
         )
     except Rejected as exc:
@@ -705,7 +726,9 @@ def member_edit(request: HttpRequest, force_id: int, member_id: int, step: str) 
         return _builder_response(
             request, force_id, member_id, section, rejected=_refused(section, exc)
         )
-    return _builder_response(request, force_id, member_id, section, notice=notices[-1])
+    return _builder_response(
+        request, force_id, member_id, section, notice=notices[-1], changed=changed
+    )
 
 
 def _problem_text(problem: Problem) -> str:

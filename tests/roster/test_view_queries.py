@@ -82,6 +82,32 @@ def test_the_member_page_does_not_grow_with_members(client, owner, django_assert
         client.get(reverse("roster:member", args=[large.pk, last.pk]))
 
 
+def test_a_builder_edit_does_not_grow_with_members(client, owner):
+    """An htmx edit answers from the rows the write path stored (the member's rolls
+    included), so it reads no more for a larger force, and shows the change."""
+    client.force_login(owner)
+    small, large = build(owner, 4), build(owner, 7)
+
+    def add_tool_kit(built) -> tuple[int, str]:
+        member = built.members.get(name="Student 1")
+        url = reverse("roster:member_edit", args=[built.pk, member.pk, "equipment-add"])
+        with CaptureQueriesContext(connection) as queries:
+            response = client.post(url, {"add": "tool-kit"}, HTTP_HX_REQUEST="true")
+        assert response.status_code == 200
+        return len(queries), response.content.decode()
+
+    add_tool_kit(small)  # the session and the catalogue
+    four, _ = add_tool_kit(small)
+    seven, answer = add_tool_kit(large)
+    assert four == seven
+    # Session and user, the force's row, the write path's transaction (lock, members,
+    # rolls, two updates), and the members' names for the answer.
+    assert seven <= 11
+    assert "Added Tool Kit." in answer
+    assert answer.count("Tool Kit") > 2  # carried, in the step and on the card
+    assert "Roll history (1)" in answer  # the member's roll
+
+
 def test_the_shared_page_does_not_grow_with_members(client, owner):
     small, large = build(owner, 4), build(owner, 7)
     services.set_share_link(force=small, actor=None, enabled=True)
