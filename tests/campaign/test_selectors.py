@@ -203,7 +203,8 @@ DASHBOARD_QUERIES = {
     ),
     "level_ups_waiting": (lambda c, u: selectors.level_ups_waiting(campaign=c), 1),
     "campaign_log": (lambda c, u: list(selectors.campaign_log(campaign=c, limit=10)), 1),
-    "dashboard": (lambda c, u: selectors.dashboard(campaign=c), 5),
+    # The forces, recent and pending battles, their sides, members with level-ups, the log.
+    "dashboard": (lambda c, u: selectors.dashboard(campaign=c, user=u), 6),
     "resources_history": (lambda c, u: selectors.resources_history(campaign=c), 4),
     "xp_history": (lambda c, u: selectors.xp_history(campaign=c), 4),
 }
