@@ -186,6 +186,11 @@ def _dashboard_context(request: HttpRequest, campaign: Campaign) -> dict[str, An
     # Forces in a pending battle change nothing (level-ups included) until it is settled.
     busy = {bf.campaign_force_id for item in pending for bf in item.battle.battle_forces.all()}
     invite_url = request.build_absolute_uri(reverse("campaign:join", args=[campaign.invite_token]))
+    # Each force's page, reversed once: the standings, the level-ups and the viewer's own
+    # force all link to it, and a reverse costs more than the rest of a table row.
+    for row in board.standings:
+        force = row.campaign_force
+        force.url = reverse("campaign:force", args=[campaign.pk, force.pk])
     return _base(
         request,
         campaign,
