@@ -15,6 +15,7 @@ counted battles; a PostgreSQL test counts the rows each plan reads). The standin
 read no battles at all: each campaign force carries its tallies (`campaign.tallies`).
 """
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,6 +31,7 @@ from django.db.models import (
     Subquery,
     Sum,
     Window,
+    prefetch_related_objects,
 )
 from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Coalesce
@@ -159,18 +161,26 @@ class StandingRow:
     retired: bool
 
 
+def _standing_forces(campaign: Campaign) -> list[CampaignForce]:
+    """The campaign's forces with their force (its name, and the rating as one number of
+    the stored evaluation, not the whole JSON) and player: one query."""
+    return list(
+        campaign.forces.select_related("force", "player")
+        .defer("force__evaluation")
+        .annotate(rating=KeyTextTransform("total_cost", "force__evaluation"))
+        .order_by("id")
+    )
+
+
 def standings(*, campaign: Campaign) -> list[StandingRow]:
     """The table, from confirmed battles only (R14, R15a): one query, the campaign's
     forces with the tallies the write path keeps on them (won, drawn, lost, balance;
     `campaign.tallies`), so its cost follows the campaign's forces, never its battles.
     Points and order come from the house rules in force now (`progression.standings`)."""
-    forces = list(
-        campaign.forces.select_related("force", "player")
-        # The rating is one number of the stored evaluation: read it, not the whole JSON.
-        .defer("force__evaluation")
-        .annotate(rating=KeyTextTransform("total_cost", "force__evaluation"))
-        .order_by("id")
-    )
+    return _standings_of(campaign, _standing_forces(campaign))
+
+
+def _standings_of(campaign: Campaign, forces: list[CampaignForce]) -> list[StandingRow]:
     by_pk = {cf.pk: cf for cf in forces}
     table = progression.standings(
         (
@@ -282,16 +292,30 @@ def level_ups_waiting(*, campaign: Campaign) -> list[LevelUpWaiting]:
     ).select_related("force__campaign_entry__player", "force")
     # Listed by name: each member's force evaluation would be decoded once per member.
     members = members.defer("force__evaluation")
+    return _level_ups_of(_with_level_ups(members, rules), rules, lambda m: m.force.campaign_entry)
+
+
+def _with_level_ups(members: QuerySet[Member], rules: progression.HouseRules) -> QuerySet[Member]:
+    """Only members with the XP for a level above the first can have one waiting."""
     if len(rules.level_thresholds) > 1:
         members = members.filter(xp__gte=rules.level_thresholds[1])
+    return members.order_by("force_id", "position", "id")
+
+
+def _level_ups_of(
+    members: Iterable[Member],
+    rules: progression.HouseRules,
+    entry: Callable[[Member], CampaignForce],
+) -> list[LevelUpWaiting]:
+    """The members with level-ups to take; `entry(member)` is the member's campaign force."""
     waiting = []
-    for member in members.order_by("force_id", "position", "id"):
+    for member in members:
         count = progression.level_ups_waiting(member.xp, len(member.level_ups), rules)
         if count:
             waiting.append(
                 LevelUpWaiting(
                     member=member,
-                    campaign_force=member.force.campaign_entry,
+                    campaign_force=entry(member),
                     level=progression.level_for_xp(member.xp, rules),
                     taken=len(member.level_ups),
                     waiting=count,
@@ -464,18 +488,86 @@ def campaign_log(*, campaign: Campaign, limit: int | None = None) -> QuerySet[Ca
 class Dashboard:
     standings: list[StandingRow]
     recent_battles: list[Battle]
+    pending_battles: list[Battle]
     level_ups_waiting: list[LevelUpWaiting]
     log: list[CampaignEvent]
+    my_force: CampaignForce | None  # the viewer's force still playing, if any
 
 
-def dashboard(*, campaign: Campaign, recent: int = 10, log: int = 10) -> Dashboard:
-    """Everything the campaign's front page shows, in a fixed number of queries."""
-    return Dashboard(
-        standings=standings(campaign=campaign),
-        recent_battles=recent_battles(campaign=campaign, limit=recent),
-        level_ups_waiting=level_ups_waiting(campaign=campaign),
-        log=list(campaign_log(campaign=campaign, limit=log)),
+# What the dashboard's battle lists show of a battle: when, what, who won, its status
+# and who recorded it (the pending list names them; confirm and void check them).
+_LISTED_BATTLE = (
+    "id",
+    "campaign_id",
+    "played_on",
+    "scenario",
+    "status",
+    "recorded_by_id",
+    "recorded_by__username",
+    "winner_id",
+)
+
+
+def dashboard(
+    *, campaign: Campaign, user: User | None = None, recent: int = 10, log: int = 10
+) -> Dashboard:
+    """Everything the campaign's front page shows, in six queries however many battles:
+    the forces (standings), the latest confirmed battles, every pending battle, the
+    sides of both, the members with level-ups, the log.
+
+    The forces are read once, with their force and player, and everything else names
+    them from there: battle sides and level-ups read only their own rows, never the
+    forces again. Only the columns the page shows are read (members have kilobytes of
+    JSON choices; a battle list shows no one's results)."""
+    forces = _standing_forces(campaign)
+    by_pk = {cf.pk: cf for cf in forces}
+    listed = campaign.battles.select_related("recorded_by").only(*_LISTED_BATTLE)
+    recent_battles = list(
+        listed.filter(status=Battle.Status.CONFIRMED).order_by("-played_on", "-id")[:recent]
     )
+    pending = list(listed.filter(status=Battle.Status.PENDING).order_by("played_on", "id"))
+    _attach_sides([*recent_battles, *pending], campaign, by_pk)
+
+    rules = campaign.house_rules
+    active = {cf.force_id: cf for cf in forces if cf.retired_at is None}
+    members = Member.objects.filter(force_id__in=list(active)).only(
+        "id", "force_id", "position", "name", "xp", "level_ups"
+    )
+    waiting = _level_ups_of(_with_level_ups(members, rules), rules, lambda m: active[m.force_id])
+    for item in waiting:
+        item.member.force = item.campaign_force.force
+
+    mine = [
+        cf
+        for cf in active.values()
+        if user is not None and user.is_authenticated and cf.player_id == user.pk
+    ]
+    return Dashboard(
+        standings=_standings_of(campaign, forces),
+        recent_battles=recent_battles,
+        pending_battles=pending,
+        level_ups_waiting=waiting,
+        log=list(
+            campaign.events.only("id", "campaign_id", "created_at", "message").order_by(
+                "-created_at", "-id"
+            )[:log]
+        ),
+        my_force=min(mine, key=lambda cf: (cf.entered_at, cf.pk), default=None),
+    )
+
+
+def _attach_sides(
+    battles: list[Battle], campaign: Campaign, forces: dict[int, CampaignForce]
+) -> None:
+    """Read the battles' sides in one query and point them at the forces already read
+    (`battle.battle_forces.all()` then needs no query); each battle's campaign is the
+    one given."""
+    sides = BattleForce.objects.only("id", "battle_id", "campaign_force_id", "outcome")
+    prefetch_related_objects(battles, Prefetch("battle_forces", queryset=sides.order_by("id")))
+    for battle in battles:
+        battle.campaign = campaign
+        for side in battle.battle_forces.all():
+            side.campaign_force = forces[side.campaign_force_id]
 
 
 # --- the campaign API --------------------------------------------------------------------

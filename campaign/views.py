@@ -181,11 +181,16 @@ def join(request: HttpRequest, token: str) -> HttpResponse:
 
 
 def _dashboard_context(request: HttpRequest, campaign: Campaign) -> dict[str, Any]:
-    board = selectors.dashboard(campaign=campaign, recent=RECENT_BATTLES)
-    pending = [_actions(request, b) for b in selectors.pending_battles(campaign=campaign)]
+    board = selectors.dashboard(campaign=campaign, user=request.user, recent=RECENT_BATTLES)
+    pending = [_actions(request, b) for b in board.pending_battles]
     # Forces in a pending battle change nothing (level-ups included) until it is settled.
     busy = {bf.campaign_force_id for item in pending for bf in item.battle.battle_forces.all()}
     invite_url = request.build_absolute_uri(reverse("campaign:join", args=[campaign.invite_token]))
+    # Each force's page, reversed once: the standings, the level-ups and the viewer's own
+    # force all link to it, and a reverse costs more than the rest of a table row.
+    for row in board.standings:
+        force = row.campaign_force
+        force.url = reverse("campaign:force", args=[campaign.pk, force.pk])
     return _base(
         request,
         campaign,
@@ -195,7 +200,7 @@ def _dashboard_context(request: HttpRequest, campaign: Campaign) -> dict[str, An
         # counted from the pending battles already loaded for the page.
         waiting_for_me=sum(1 for item in pending if item.may_confirm),
         busy=busy,
-        my_force=selectors.active_force_of(campaign=campaign, user=request.user),
+        my_force=board.my_force,
         invite_url=invite_url,
     )
 

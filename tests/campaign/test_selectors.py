@@ -203,7 +203,8 @@ DASHBOARD_QUERIES = {
     ),
     "level_ups_waiting": (lambda c, u: selectors.level_ups_waiting(campaign=c), 1),
     "campaign_log": (lambda c, u: list(selectors.campaign_log(campaign=c, limit=10)), 1),
-    "dashboard": (lambda c, u: selectors.dashboard(campaign=c), 5),
+    # The forces, recent and pending battles, their sides, members with level-ups, the log.
+    "dashboard": (lambda c, u: selectors.dashboard(campaign=c, user=u), 6),
     "resources_history": (lambda c, u: selectors.resources_history(campaign=c), 4),
     "xp_history": (lambda c, u: selectors.xp_history(campaign=c), 4),
 }
@@ -243,3 +244,46 @@ def test_lists_by_name_leave_the_forces_evaluations_in_the_database(
     assert len(waiting) == 8
     assert all("evaluation" in force.get_deferred_fields() for force in forces)
     assert {force.name for force in forces} == {"Red Club", "Blue Club"}
+
+
+def test_the_dashboard_shows_what_the_single_reads_show(
+    campaign, alice, bob, red, blue, django_assert_num_queries
+):
+    """`dashboard` reads the forces once and names them from there: its lists are the
+    standalone selectors' lists, and naming every side and level-up reads nothing more."""
+    bulk_battles(campaign, red, blue, alice, 12)
+    board = selectors.dashboard(campaign=campaign, user=bob, recent=10)
+    assert board.standings == selectors.standings(campaign=campaign)
+    assert [b.pk for b in board.recent_battles] == [
+        b.pk for b in selectors.recent_battles(campaign=campaign, limit=10)
+    ]
+    assert [b.pk for b in board.pending_battles] == [
+        b.pk for b in selectors.pending_battles(campaign=campaign)
+    ]
+    assert [(w.member.pk, w.level, w.taken, w.waiting) for w in board.level_ups_waiting] == [
+        (w.member.pk, w.level, w.taken, w.waiting)
+        for w in selectors.level_ups_waiting(campaign=campaign)
+    ]
+    assert board.my_force == selectors.active_force_of(campaign=campaign, user=bob)
+    assert [e.pk for e in board.log] == [
+        e.pk for e in selectors.campaign_log(campaign=campaign, limit=10)
+    ]
+    with django_assert_num_queries(0):
+        sides = {
+            (b.pk, bf.campaign_force.force.name, bf.campaign_force.player.get_username())
+            for b in (*board.recent_battles, *board.pending_battles)
+            for bf in b.battle_forces.all()
+        }
+        names = {
+            (w.member.name, w.member.force.name, w.campaign_force.player.get_username())
+            for w in board.level_ups_waiting
+        }
+        recorders = {b.recorded_by.get_username() for b in board.pending_battles}
+        organiser = {b.campaign.organiser_id for b in board.pending_battles}
+    assert len(sides) == 2 * (10 + 12)
+    assert {name for _, name, _ in names} == {"Red Club", "Blue Club"}
+    assert recorders == {blue.player.get_username()}
+    assert organiser == {campaign.organiser_id}
+    assert all(
+        "evaluation" in w.member.force.get_deferred_fields() for w in board.level_ups_waiting
+    )

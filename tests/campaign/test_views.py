@@ -416,6 +416,17 @@ def test_the_dashboard(client, world, bob):
     assert reverse("campaign:export", args=[world.campaign.pk]) not in page
 
 
+def test_the_dashboard_links_each_force_where_it_names_it(client, world, bob):
+    """The standings, a level-up and the viewer's own force link the force's page."""
+    page = html(login(client, bob).get(reverse("campaign:dashboard", args=[world.campaign.pk])))
+    red = reverse("campaign:force", args=[world.campaign.pk, world.red.pk])
+    blue = reverse("campaign:force", args=[world.campaign.pk, world.blue.pk])
+    assert f'<a href="{red}">Red Club</a>' in page
+    assert f'<a href="{blue}">Blue Club</a>' in page
+    assert f'<a href="{red}#member-{world.ann.pk}">Red Club</a>' in page
+    assert f'href="{blue}">Your force: Blue Club</a>' in page
+
+
 def test_the_dashboard_for_the_recorder_and_the_organiser(client, world, alice, organiser):
     url = reverse("campaign:dashboard", args=[world.campaign.pk])
     confirm = reverse("campaign:battle_confirm", args=[world.campaign.pk, world.pending.pk])
@@ -461,9 +472,10 @@ def test_the_dashboard_queries_do_not_grow_with_battles(
     assert response.status_code == 200
 
 
-# The page's own reads (the bench's bounded campaign queries), and one for the battles
-# being played now (play mode's panel; none here): the same at 1 and at 200 battles.
-DASHBOARD_QUERIES = 13
+# The session, the user, the campaign, the page's own reads (`selectors.dashboard`: six)
+# and one for the battles being played now (play mode's panel; none here): the same at 1
+# and at 200 battles.
+DASHBOARD_QUERIES = 10
 
 
 # --- invitation link -------------------------------------------------------------------------
