@@ -118,18 +118,22 @@ def get_force_version(*, user: User, force_id: int) -> Force:
     return refreshed([get_object_or_404(forces, pk=force_id)])[0]
 
 
+def show_members(force: Force, members: list[Member]) -> None:
+    """Let `force.members.all()` answer `members` (its rows already in hand, in order, as
+    the write path stored them) without a query, as a prefetch would have."""
+    queryset = force.members.all()
+    queryset._result_cache = members  # what Django's own prefetch stores
+    queryset._prefetch_done = True
+    cache = getattr(force, "_prefetched_objects_cache", {})
+    force._prefetched_objects_cache = {**cache, "members": queryset}
+
+
 def members_of(*, force: Force) -> list[Member]:
     """An already-authorised force's members in order, with their rolls (two queries)."""
     members = list(_members().filter(force=force))
     for member in members:
         member.force = force  # already in hand: reading it again would cost a query each
     return members
-
-
-def member_names(*, force: Force) -> list[Member]:
-    """An already-authorised force's members in order, their names alone (one light
-    query): who else is in the force, beside a member in hand."""
-    return list(Member.objects.filter(force=force).order_by("position", "id").only("name"))
 
 
 def get_shared_force(*, token: str) -> Force:

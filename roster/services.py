@@ -667,7 +667,8 @@ def change_member(
     now, under the lock: two changes made at once both land, one after the other.
 
     Returns the member as stored, with its rolls (a change makes none), read once: the
-    row the write path changed, not read again."""
+    row the write path changed, not read again. The caller's `force` shows its members
+    as stored, in order (`force.members.all()` reads nothing more)."""
 
     def apply(draft: Draft) -> MemberState:
         state = draft.member(member_id)
@@ -684,6 +685,7 @@ def change_member(
     written = _write(force, command, apply, made_on=made_on)
     member = next(m for m in written.members if m.pk == member_id)
     member.force = force  # the caller's instance, showing what was stored
+    selectors.show_members(force, written.members)
     return member
 
 

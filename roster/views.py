@@ -491,7 +491,6 @@ def _builder_context(
     force: Force,
     member: Member,
     *,
-    members: list[Member] | None = None,
     forms: dict[str, Any] | None = None,
     errors: dict[str, list[str]] | None = None,
     notice: str = "",
@@ -500,13 +499,12 @@ def _builder_context(
     """Everything the member page shows: its card (the stored evaluation) and each step's
     options with costs and reasons (what-ifs answered by the engine).
 
-    `members` are the force's members in order (their names at least); by default the
-    force's own. The options are worked out only when the template reads them (Django
-    calls a callable it finds in the context), so the answer to one step's change judges
-    that step alone.
+    The options and forms are made only when the template reads them (Django calls a
+    callable it finds in the context), so the answer to one step's change judges and
+    renders that step alone.
     """
     catalogue = get_catalogue()
-    members = list(force.members.all()) if members is None else members
+    members = list(force.members.all())
     index = next((i for i, m in enumerate(members) if m.pk == member.pk), None)
     if index is None:  # removed (in another tab) since the change was stored
         raise Http404("No such member in this force.")
@@ -530,14 +528,16 @@ def _builder_context(
     def mastery_options() -> tuple[options.Option, ...] | None:
         return options.mastery_options(data, catalogue) if engine.SPELL_MASTERY in owned else None
 
-    basics_form = forms.get("basics") or MemberBasicsForm(
-        initial=MemberBasicsForm.initial_for(data)
-    )
     name_taken = name_shared(member, members, evaluation)
-    if name_taken:
-        basics_form.fields["name"].widget.attrs.update(
-            {"aria-invalid": "true", "aria-describedby": "name-taken"}
-        )
+
+    def basics_form() -> MemberBasicsForm:
+        form = forms.get("basics") or MemberBasicsForm(initial=MemberBasicsForm.initial_for(data))
+        if name_taken:
+            form.fields["name"].widget.attrs.update(
+                {"aria-invalid": "true", "aria-describedby": "name-taken"}
+            )
+        return form
+
     return {
         "force": force,
         "member": member,
@@ -549,9 +549,13 @@ def _builder_context(
         "evaluation": evaluation,
         "notice": notice,
         "errors": errors or {},
-        "basics_form": basics_form,
-        "club_form": forms.get("club")
-        or ClubForm(catalogue=catalogue, initial=ClubForm.initial_for(data)),
+        "basics_form": cache(basics_form),
+        "club_form": cache(
+            lambda: (
+                forms.get("club")
+                or ClubForm(catalogue=catalogue, initial=ClubForm.initial_for(data))
+            )
+        ),
         "free_slots": cache(lambda: free_slots(member, data, card, catalogue)),
         "tables": list(catalogue.skill_categories.values()),
         "purchase_groups": cache(
@@ -618,10 +622,10 @@ def _builder_response(
     with the problem (400).
 
     `changed` is the member as the write path stored it (its `force` showing the stored
-    evaluation and version), when the caller holds it: then only the members' order and
-    names are read again (another change may have moved them); otherwise the force is
-    read again. After a change the other steps are stale: the page refreshes each one as
-    it comes into view (the "builder-changed" event, static/js/site.js).
+    evaluation, version and members), when the caller holds it: then nothing is read
+    again; otherwise the force is. After a change the other steps are stale: the page
+    refreshes each one as it comes into view (the "builder-changed" event,
+    static/js/site.js).
     """
     if rejected is None and not is_htmx(request):
         messages.success(request, notice)
@@ -629,17 +633,14 @@ def _builder_response(
         return redirect(f"{url}?step={section}#step-{section}")
     if changed is not None:
         force, member = changed.force, changed
-        members = selectors.member_names(force=force)
     else:
         force, member = _builder_member(request, force_id, member_id)
-        members = None
     forms_ = {rejected.form_name: rejected.form} if rejected and rejected.form else None
     errors = {rejected.section: rejected.messages} if rejected else None
     context = _builder_context(
         request,
         force,
         member,
-        members=members,
         forms=forms_,
         errors=errors,
         notice=notice,
