@@ -231,9 +231,12 @@ def _spell_attacks(battle: Battle, figures: dict[str, FigureView]) -> SpellAttac
     )
 
 
-def battle_view(*, battle: Battle, log_limit: int | None = None) -> BattleView:
+def battle_view(
+    *, battle: Battle, log_limit: int | None = None, can_undo: bool | None = None
+) -> BattleView:
     """Everything the battle screen and the API show: three queries, whatever the size.
-    The screen shows the latest `log_limit` lines (the API the whole log)."""
+    The screen shows the latest `log_limit` lines (the API the whole log). `can_undo`
+    is asked of the log unless the caller knows it (it has just stored an action)."""
     sides = list(battle.sides.select_related("player").order_by("position"))
     figures = list(
         BattleFigure.objects.filter(side__battle=battle).order_by("side_id", "position")
@@ -270,7 +273,11 @@ def battle_view(*, battle: Battle, log_limit: int | None = None) -> BattleView:
         spell_attacks=_spell_attacks(battle, figures_by_id),
         acting_side=table.acting_side(state, len(sides)),
         can_undo=battle.status == Battle.Status.PLAYING
-        and battle.actions.filter(undone_at__isnull=True)
-        .exclude(kind__in=("start", "end"))
-        .exists(),
+        and (
+            can_undo
+            if can_undo is not None
+            else battle.actions.filter(undone_at__isnull=True)
+            .exclude(kind__in=("start", "end"))
+            .exists()
+        ),
     )

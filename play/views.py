@@ -144,10 +144,12 @@ def _screen_context(
     may_act: bool,
     watching: bool = False,
     forms: bool = True,
+    can_undo: bool | None = None,
 ) -> dict[str, Any]:
     """What the screen shows; `forms=False` for the state panel alone (a poll, or the
-    answer to an action), which needs no form choices and no odds."""
-    view = selectors.battle_view(battle=battle, log_limit=SCREEN_LOG_LINES)
+    answer to an action), which needs no form choices and no odds. `can_undo` when the
+    caller knows it (`selectors.battle_view`)."""
+    view = selectors.battle_view(battle=battle, log_limit=SCREEN_LOG_LINES, can_undo=can_undo)
     context: dict[str, Any] = {
         "battle": battle,
         "view": view,
@@ -259,6 +261,7 @@ def _after(
     said: str = "",
     errors: list[str] | None = None,
     status: int = 200,
+    can_undo: bool | None = None,
 ) -> HttpResponse:
     if not is_htmx(request):
         if errors:
@@ -267,11 +270,14 @@ def _after(
         elif said:
             messages.success(request, said)
         return redirect("play:battle", battle_id=battle.pk)
-    fresh = Battle.objects.select_related("campaign").get(pk=battle.pk)
+    # A change stored shows on the caller's battle (the services set its state and
+    # version, and refuse a battle that has ended): it is the battle as stored. After a
+    # refusal the battle is read again, as another player may have moved it on.
+    fresh = battle if not errors else Battle.objects.select_related("campaign").get(pk=battle.pk)
     # An action done is an action by one of the battle's players (the services refuse
     # anyone else): only a refusal leaves it to be asked.
     may_act = not errors or selectors.may_act(battle=fresh, user=request.user)
-    context = _screen_context(request, fresh, may_act=may_act, forms=False)
+    context = _screen_context(request, fresh, may_act=may_act, forms=False, can_undo=can_undo)
     context.update({"said": said, "errors": errors or []})
     response = render(request, "play/battle.html#answer", context, status=status)
     response["ETag"] = api.etag_of(fresh.version)  # what the page's next poll sends back
@@ -291,7 +297,8 @@ def act(request: HttpRequest, battle_id: int) -> HttpResponse:
     except (DomainError, ValidationError) as error:
         status = error.status if isinstance(error, DomainError) else 400
         return _after(request, battle, errors=presenters.error_messages(error), status=status)
-    return _after(request, battle, said=action.words)
+    # The action just stored is the last one, not undone, and not the start or the end.
+    return _after(request, battle, said=action.words, can_undo=True)
 
 
 @login_required

@@ -50,3 +50,27 @@ def test_reads_do_not_grow_with_the_log(campaign_battle, alice):
     assert counts(battle, alice) == short
     # The idle poll: the session, the user, and the battle the user may see.
     assert short[0] <= 3
+
+
+def test_an_action_answers_from_the_battle_it_stored(campaign_battle, alice):
+    """The answer to an action shows the battle as the action stored it, without reading
+    the battle again or asking the log whether there is something to undo (there is:
+    the action just stored)."""
+    battle = campaign_battle
+    page = Client()
+    page.force_login(alice)
+    before = page.get(f"/play/{battle.pk}/state/", HTTP_HX_REQUEST="true").content.decode()
+    assert "disabled>Undo last</button>" in before  # only the start so far
+    with CaptureQueriesContext(connection) as captured:
+        response = page.post(
+            f"/play/{battle.pk}/act/", {"type": "roll", "count": "1"}, HTTP_HX_REQUEST="true"
+        )
+    assert response.status_code == 200
+    battle.refresh_from_db()
+    assert response["ETag"] == f'W/"{battle.version}"'
+    answer = response.content.decode()
+    assert 'class="button button--secondary">Undo last</button>' in answer
+    sql = [q["sql"] for q in captured.captured_queries]
+    # The battle is read twice: the user's right to see it, then locked for the change.
+    assert sum(s.startswith('SELECT "play_battle"."id"') for s in sql) == 2
+    assert not any(s.startswith('SELECT 1 AS "a" FROM "play_battleaction"') for s in sql)
