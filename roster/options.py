@@ -52,6 +52,10 @@ class Option:
     warning: str | None = None
     change: int | None = None
     summary: str = ""  # what it does, from the catalogue
+    # Equipment: the hands it takes ("1H"), and its profile where that says more than
+    # `summary` (a weapon's fire profile, a shield's DF).
+    hands: str = ""
+    profile: str = ""
 
     @property
     def available(self) -> bool:
@@ -390,6 +394,8 @@ def equipment_options(member: MemberJSON, catalogue: Catalogue) -> tuple[OptionG
             reason=_equipment_phrase(verdict, item, entry, current, catalogue),
             warning=verdict.warning,
             summary=item.summary,
+            hands=item.hands_label,
+            profile=item.profile if item.profile != item.summary else "",
         )
 
     groups = []

@@ -565,7 +565,6 @@ def _builder_context(
         "ledger_balance": cache(policy.balance),
         "policy_note": cache(policy.note),
         "equipment_groups": cache(lambda: options.equipment_options(data, catalogue)),
-        "equipment_items": catalogue.equipment,
         "spell_groups": cache(lambda: options.spell_options(data, catalogue)),
         "spells_catalogue": catalogue.spells,
         "spells_known": cache(spells_known),

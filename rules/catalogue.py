@@ -105,6 +105,37 @@ class Equipment:
     def held_in_hand(self) -> bool:
         return self.hands > 0
 
+    @property
+    def hands_label(self) -> str:
+        """The hands it takes as printed ("1H", "2H"); "" for a piece not held."""
+        return f"{self.hands}H" if self.hands else ""
+
+    @property
+    def profile(self) -> str:
+        """A short line of what the piece does in play: its fire profile as printed
+        (15" ROF 2/3 ACC +0/-1 for the LMG's two modes), to hit, a DF bonus, or else its
+        summary."""
+        if self.kind == "ranged":
+            parts = []
+            if self.range_inches:
+                parts.append(f'{self.range_inches}"')
+            if self.fire_modes:
+                parts.append("ROF " + "/".join(str(m.rate_of_fire) for m in self.fire_modes))
+                parts.append("ACC " + "/".join(f"{m.accuracy:+d}" for m in self.fire_modes))
+            if self.blast:
+                parts.append(f"Blast {self.blast}")
+            return " · ".join(parts)
+        if self.kind == "melee":
+            return f"{self.to_hit:+d} to hit" if self.to_hit else "Melee weapon"
+        melee, ranged = self.df_bonus_melee, self.df_bonus_ranged
+        if melee or ranged:
+            if melee == ranged:
+                return f"DF {melee:+d}"
+            if not ranged:
+                return f"DF {melee:+d} in melee only"
+            return f"DF {melee:+d} in melee, {ranged:+d} against ranged"
+        return self.summary
+
 
 @dataclass(frozen=True, slots=True)
 class SpellOutcome:

@@ -143,6 +143,31 @@ def test_equipment(catalogue):
     assert catalogue.equipment["subdual-weapon"].to_hit == -2
 
 
+@pytest.mark.parametrize(
+    ("slug", "hands", "profile"),
+    [
+        ("hand-weapon", "1H", "Melee weapon"),  # no bonus to hit
+        ("subdual-weapon", "1H", "-2 to hit"),
+        ("heavy-weapon-2h", "2H", "+2 to hit"),
+        ("light-pistol", "1H", '10" · ROF 1 · ACC +0'),
+        ("light-machine-gun", "2H", '15" · ROF 2/3 · ACC +0/-1'),  # two modes
+        ("rocket-launcher", "2H", '25" · ROF 1 · ACC -1 · Blast 5'),
+        ("light-armour", "", "DF +1"),
+        ("light-shield", "1H", "DF +1 in melee only"),
+        ("heavy-shield", "1H", "DF +2 in melee, +1 against ranged"),
+    ],
+)
+def test_equipment_profiles_as_printed(catalogue, slug, hands, profile):
+    item = catalogue.equipment[slug]
+    assert (item.hands_label, item.profile) == (hands, profile)
+
+
+def test_an_item_s_profile_is_its_summary(catalogue):
+    kit = catalogue.equipment["medical-kit"]
+    assert (kit.hands_label, kit.profile) == ("", kit.summary)
+    assert kit.summary
+
+
 def test_spells(catalogue):
     spring = catalogue.spells["healing-spring"]
     assert (spring.school, spring.difficulty, spring.range_kind, spring.range_inches) == (
