@@ -36,7 +36,7 @@ from campaign.models import (
     LedgerEntry,
 )
 from campaign.progression import HouseRules, InvalidHouseRules
-from campaign.tallies import recount_standings
+from campaign.tallies import recount_battles_played, recount_standings
 from dbd_site.errors import DomainError
 from roster import selectors as roster_selectors
 from roster import services as roster_services
@@ -444,8 +444,10 @@ def _import(data: dict[str, Any], *, reuse_users: bool) -> Campaign:
         )
         for i, e in enumerate(data["log"])
     )
-    # The standings' tallies, from the battles and ledger just imported.
+    # The standings' tallies and the battles played, from the battles and ledger just
+    # imported.
     recount_standings(CampaignForce.objects.filter(pk__in=[cf.pk for cf in forces]))
+    recount_battles_played(Campaign.objects.filter(pk=campaign.pk))
     # Each copy evaluated under the campaign's policy (its thresholds; Resources = cost
     # plus the ledger's balance), now that its ledger is in.
     for cf in forces:

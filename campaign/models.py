@@ -57,6 +57,11 @@ class Campaign(models.Model):
     # P5: battles started in the campaign copy it (`play.models.Battle.entered_rolls_allowed`).
     entered_rolls_allowed = models.BooleanField(default=DEFAULT_RULES.entered_rolls_allowed)
     created_at = models.DateTimeField(default=timezone.now)
+    # Confirmed battles (a voided one no longer counts, R15a), for the list of campaigns:
+    # counting them on each read would cost more the longer a campaign runs. Kept like
+    # the forces' tallies: by `campaign.services` as battles are confirmed and voided;
+    # `campaign.tallies.recount_standings` says what it is.
+    battles_played = models.PositiveIntegerField(default=0, editable=False)
 
     class Meta:
         ordering = ["-created_at", "-id"]

@@ -58,13 +58,16 @@ User = AbstractBaseUser | AnonymousUser
 
 
 def campaigns_for(*, user: User) -> QuerySet[Campaign]:
-    """The campaigns `user` organises or plays in; none for an anonymous visitor."""
+    """The campaigns `user` organises or plays in; none for an anonymous visitor.
+
+    Their ids come from two index reads joined by a UNION: written as "organiser or
+    player" (an OR), the filter reads every campaign on the site, and the planner,
+    expecting many rows, hashes every user to join the organisers."""
     if not user.is_authenticated:
         return Campaign.objects.none()
-    playing = CampaignPlayer.objects.filter(campaign=OuterRef("pk"), user_id=user.pk)
-    return Campaign.objects.filter(Q(organiser_id=user.pk) | Exists(playing)).select_related(
-        "organiser"
-    )
+    organised = Campaign.objects.filter(organiser_id=user.pk).order_by().values("pk")
+    playing = CampaignPlayer.objects.filter(user_id=user.pk).order_by().values("campaign_id")
+    return Campaign.objects.filter(pk__in=organised.union(playing)).select_related("organiser")
 
 
 def get_campaign(*, user: User, campaign_id: int) -> Campaign:
@@ -646,7 +649,9 @@ def _count(queryset: QuerySet[Any], group: str) -> Subquery:
 
 def campaign_summaries(*, user: User) -> list[CampaignSummary]:
     """The campaigns `user` organises or plays in, newest first, with players, confirmed
-    battles and the battles waiting for `user` to confirm (one query)."""
+    battles (the count the services keep, `Campaign.battles_played`: counting them here
+    would cost more the longer a campaign runs) and the battles waiting for `user` to
+    confirm (one query)."""
     if not user.is_authenticated:
         return []
     theirs = BattleForce.objects.filter(battle=OuterRef("pk"), campaign_force__player_id=user.pk)
@@ -657,13 +662,6 @@ def campaign_summaries(*, user: User) -> list[CampaignSummary]:
         player_count=Coalesce(
             _count(CampaignPlayer.objects.filter(campaign=OuterRef("pk")), "campaign"), 0
         ),
-        played=Coalesce(
-            _count(
-                Battle.objects.filter(campaign=OuterRef("pk"), status=Battle.Status.CONFIRMED),
-                "campaign",
-            ),
-            0,
-        ),
         waiting_for_me=Coalesce(_count(waiting, "campaign"), 0),
     )
     return [
@@ -671,7 +669,7 @@ def campaign_summaries(*, user: User) -> list[CampaignSummary]:
             campaign=c,
             is_organiser=c.organiser_id == user.pk,
             players=c.player_count,
-            battles_played=c.played,
+            battles_played=c.battles_played,
             pending_for_me=c.waiting_for_me,
         )
         for c in found.order_by("-created_at", "-id")

@@ -996,6 +996,7 @@ def confirm_battle(*, battle: Battle, by: AbstractBaseUser) -> Battle:
             force=cf.force, xp=xp, description=f"battle {battle.pk} confirmed"
         )
     BattleMemberResult.objects.bulk_update(results, ["xp_awarded"])
+    Campaign.objects.filter(pk=battle.campaign_id).update(battles_played=F("battles_played") + 1)
     battle.status = Battle.Status.CONFIRMED
     battle.confirmed_by = by
     battle.confirmed_at = timezone.now()
@@ -1112,6 +1113,7 @@ def void_battle(*, battle: Battle, by: AbstractBaseUser, reason: str = "") -> Ba
                 )
             )
         rules = campaign.house_rules
+        Campaign.objects.filter(pk=campaign.pk).update(battles_played=F("battles_played") - 1)
         for bf in battle_forces:
             cf = forces[bf.campaign_force_id]
             _count_battle(bf, -1)

@@ -5,8 +5,9 @@ battles are confirmed and voided and ledger entries written; `recount_standings`
 what they must be, from the battles and the ledger: a confirmed battle counts once
 for each of its forces, by that force's outcome (a draw for every force when nobody
 won, R14; a voided or pending battle not at all, R15a), and the balance is the sum of
-the force's ledger (R15). The data migration, the bulk seeds (`seed_scale`), the
-campaign import and the tests use it.
+the force's ledger (R15). `Campaign.battles_played` is kept the same way: its
+confirmed battles. The data migrations, the bulk seeds (`seed_scale`), the campaign
+import and the tests use it.
 
 It takes the models from the queryset it is given, so a migration can pass its
 historical models.
@@ -59,10 +60,37 @@ def recounted(campaign_forces: QuerySet[Any]) -> dict[int, dict[str, int]]:
     return found
 
 
+def battles_played(campaigns: QuerySet[Any]) -> dict[int, int]:
+    """{campaign pk: its confirmed battles} for each of `campaigns`; one grouped query
+    per thousand campaigns, each filtered by the campaigns' ids."""
+    battle = campaigns.model._meta.apps.get_model("campaign", "Battle")
+    ids = list(campaigns.order_by("pk").values_list("pk", flat=True))
+    found: dict[int, int] = {}
+    for chunk in _chunks(ids, 1000):
+        found.update(dict.fromkeys(chunk, 0))
+        counts = (
+            battle.objects.filter(campaign_id__in=chunk, status=CONFIRMED)
+            .order_by()
+            .values_list("campaign_id")
+            .annotate(n=Count("*"))
+        )
+        found.update(dict(counts))
+    return found
+
+
 def recount_standings(campaign_forces: QuerySet[Any]) -> int:
     """Set every tally of `campaign_forces` to what the battles and the ledger say (one
     UPDATE per thousand forces); returns how many forces were written."""
     model = campaign_forces.model
     rows = [model(pk=pk, **tallies) for pk, tallies in recounted(campaign_forces).items()]
     model.objects.bulk_update(rows, TALLIES, batch_size=1000)
+    return len(rows)
+
+
+def recount_battles_played(campaigns: QuerySet[Any]) -> int:
+    """Set `battles_played` of `campaigns` to their confirmed battles (one UPDATE per
+    thousand campaigns); returns how many campaigns were written."""
+    model = campaigns.model
+    rows = [model(pk=pk, battles_played=n) for pk, n in battles_played(campaigns).items()]
+    model.objects.bulk_update(rows, ["battles_played"], batch_size=1000)
     return len(rows)

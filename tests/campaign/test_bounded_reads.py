@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
@@ -45,6 +46,9 @@ pytestmark = [
 
 OTHER_BATTLES = 3000  # the unrelated campaign: 6,000 battle rows among three forces
 OWN_BATTLES = 20
+# Other players' campaigns, each organised by a user of its own: enough that reading
+# every campaign (or hashing every user) costs the planner more than two index reads.
+ELSEWHERE = 2000
 
 # The tables that grow with battles, and how to count one campaign's rows in each.
 LARGE: dict[str, Callable[[Campaign], int]] = {
@@ -181,3 +185,30 @@ def test_the_standings_read_no_battles_and_no_ledger(world):
     row of a table that grows with battles, however many the campaign or site has."""
     read_rows = read_by(lambda: selectors.standings(campaign=world))
     assert {table: read_rows[table] for table in LARGE} == dict.fromkeys(LARGE, 0)
+
+
+def test_my_campaigns_read_only_the_viewers_campaigns(world):
+    """The list of a player's campaigns reads their campaigns (found through two indexes)
+    and those campaigns' organisers, not every campaign and user on the site; and it
+    counts no battles played (the count the services keep), only the pending ones it
+    shows as waiting."""
+    users = get_user_model().objects.bulk_create(
+        get_user_model()(username=f"elsewhere-{i}") for i in range(ELSEWHERE)
+    )
+    Campaign.objects.bulk_create(
+        Campaign(name=f"Elsewhere {i}", organiser=user, invite_token=f"elsewhere-{i}")
+        for i, user in enumerate(users)
+    )
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE")
+    viewer = world.organiser
+    mine = Campaign.objects.filter(players__user=viewer).count()
+    assert mine == 1
+    read_rows = read_by(lambda: selectors.campaign_summaries(user=viewer))
+    assert read_rows["campaign_campaign"] <= 3 * mine + 10  # 2,002 on the site
+    assert read_rows["auth_user"] <= 3 * mine + 10  # 2,006 on the site
+    assert read_rows["campaign_battle"] == 3  # the pending ones, of 3,026
+    summary = selectors.campaign_summaries(user=viewer)
+    assert [(s.campaign, s.battles_played, s.pending_for_me) for s in summary] == [
+        (world, OWN_BATTLES, 3)
+    ]

@@ -15,7 +15,13 @@ from hypothesis import strategies as st
 
 from campaign import selectors, services
 from campaign.models import Battle, Campaign, CampaignForce
-from campaign.tallies import TALLIES, recount_standings, recounted
+from campaign.tallies import (
+    TALLIES,
+    battles_played,
+    recount_battles_played,
+    recount_standings,
+    recounted,
+)
 from dbd_site.errors import DomainError
 from tests.campaign.conftest import (
     TODAY,
@@ -52,6 +58,13 @@ def assert_tallies_recount(campaign: Campaign) -> None:
     assert shown == fresh
     for row in selectors.standings(campaign=campaign):
         assert row.played == row.won + row.drawn + row.lost
+    # The campaign's count of battles played is its confirmed battles, as listed.
+    confirmed = campaign.battles.filter(status=Battle.Status.CONFIRMED).count()
+    campaign.refresh_from_db(fields=["battles_played"])
+    assert campaign.battles_played == confirmed
+    assert battles_played(Campaign.objects.filter(pk=campaign.pk)) == {campaign.pk: confirmed}
+    listed = selectors.campaign_summaries(user=campaign.organiser)
+    assert [s.battles_played for s in listed if s.campaign.pk == campaign.pk] == [confirmed]
 
 
 @pytest.fixture
@@ -177,8 +190,12 @@ def test_pending_and_voided_battles_count_for_nothing(campaign, organiser, alice
     assert stored(campaign) == before
     services.confirm_battle(battle=battle, by=bob)
     assert (stored(campaign)[red.pk]["won"], stored(campaign)[blue.pk]["lost"]) == (1, 1)
+    campaign.refresh_from_db(fields=["battles_played"])
+    assert campaign.battles_played == 1
     services.void_battle(battle=battle, by=organiser, reason="Replayed")
     assert stored(campaign) == before
+    campaign.refresh_from_db(fields=["battles_played"])
+    assert campaign.battles_played == 0
     assert_tallies_recount(campaign)
 
 
@@ -194,6 +211,23 @@ def test_recount_puts_wrong_tallies_right(campaign, alice, bob, red, blue):
     assert stored(campaign) == right
     assert right[red.pk] == {"won": 0, "drawn": 1, "lost": 0, "balance": 52}
     assert_tallies_recount(campaign)
+
+
+def test_recount_puts_a_wrong_battles_played_right(campaign, alice, bob, red, blue):
+    """The migration's and the bulk seeds' recount of the campaigns' battles played, and
+    one campaign's recount leaves another's count alone."""
+    services.confirm_battle(battle=record(campaign, alice, red, blue), by=bob)
+    services.confirm_battle(battle=record(campaign, alice, red, blue), by=bob)
+    record(campaign, alice, red, blue)  # pending: not played yet
+    other = services.create_campaign(organiser=alice, name="Other League")
+    Campaign.objects.update(battles_played=7)
+    with pytest.raises(AssertionError):
+        assert_tallies_recount(campaign)
+    assert recount_battles_played(Campaign.objects.filter(pk=campaign.pk)) == 1
+    assert_tallies_recount(campaign)
+    assert Campaign.objects.get(pk=campaign.pk).battles_played == 2
+    assert Campaign.objects.get(pk=other.pk).battles_played == 7
+    assert battles_played(Campaign.objects.filter(pk=other.pk)) == {other.pk: 0}
 
 
 def test_recount_reads_only_the_forces_it_is_given(campaign, alice, bob, red, blue):

@@ -1,5 +1,6 @@
 """Migration `campaign/0004_campaign_force_tallies` fills the tallies of existing campaign
-forces from their battles and ledger (R14, R15, R15a), on SQLite and on PostgreSQL."""
+forces from their battles and ledger (R14, R15, R15a), and `0006_campaign_battles_played`
+each campaign's count of confirmed battles, on SQLite and on PostgreSQL."""
 
 import datetime
 
@@ -8,7 +9,7 @@ from django.core.management import call_command
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
-from campaign.models import CampaignForce
+from campaign.models import Campaign, CampaignForce
 from campaign.tallies import TALLIES
 from rules.loader import clear_catalogue_cache
 
@@ -105,3 +106,23 @@ def test_existing_campaign_forces_get_their_tallies():
         blue.pk: {"won": 0, "drawn": 1, "lost": 1, "balance": 45 + 5 + 7},
         idle.pk: {"won": 0, "drawn": 0, "lost": 0, "balance": 45},
     }
+
+
+def test_existing_campaigns_get_their_battles_played():
+    apps = migrate([("campaign", "0005_drop_ledger_balance_index")])
+    user_model = apps.get_model("auth", "User")
+    campaign_model = apps.get_model("campaign", "Campaign")
+    battle_model = apps.get_model("campaign", "Battle")
+    olga = user_model.objects.create(username="olga")
+    busy, quiet = (
+        campaign_model.objects.create(name=name, organiser=olga) for name in ("Busy", "Quiet")
+    )
+    # Two confirmed battles count; a voided one (R15a) and a pending one do not.
+    for status in ("confirmed", "confirmed", "void", "pending"):
+        battle_model.objects.create(
+            campaign=busy, played_on=datetime.date(2025, 3, 1), scenario="Skirmish", status=status
+        )
+
+    migrate([("campaign", "0006_campaign_battles_played")])
+    played = dict(Campaign.objects.values_list("pk", "battles_played"))
+    assert played == {busy.pk: 2, quiet.pk: 0}

@@ -61,7 +61,7 @@ from campaign.models import (
     LedgerEntry,
 )
 from campaign.progression import HouseRules
-from campaign.tallies import recount_standings
+from campaign.tallies import recount_battles_played, recount_standings
 from roster import engine
 from roster import selectors as roster_selectors
 from roster import services as roster_services
@@ -289,8 +289,10 @@ def bulk_battles(
     insert(results, batch_size=batch_size)
     insert(ledger, batch_size=batch_size)
     insert(events, batch_size=batch_size)
-    # The standings' tallies, as the services keep them, from the rows just written.
+    # The standings' tallies and the battles played, as the services keep them, from the
+    # rows just written.
     recount_standings(CampaignForce.objects.filter(pk__in=list(totals)))
+    recount_battles_played(Campaign.objects.filter(forces__pk__in=list(totals)).distinct())
     return {pk: (xp, amount) for pk, (xp, amount) in totals.items()}
 
 
@@ -622,6 +624,7 @@ def site_battles(seeder: "Seeder", total: int, *, per_campaign: int) -> int:
             seeder.count("battles", len(chunk))
             seeder.say(f"  battles: {seeder.counts['battles']:,} of {added:,}")
         recount_standings(campaign.forces.all())
+        recount_battles_played(Campaign.objects.filter(pk=campaign.pk))
         if left == 0:
             break
     return added
