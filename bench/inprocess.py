@@ -182,6 +182,11 @@ def scenarios(client: Client, world: World, document: dict) -> list[Scenario]:
         ),
         Scenario("standings", "campaign standings API", lambda: client.get(standings)),
         Scenario(
+            "campaign_list",
+            "my campaigns (list, with each one's battles played)",
+            lambda: client.get(reverse("campaign:list")),
+        ),
+        Scenario(
             "validate",
             "validation endpoint (full force)",
             lambda: client.post(

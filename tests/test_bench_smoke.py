@@ -243,17 +243,19 @@ def test_the_bench_reads_the_browser_tests_measure_lines():
     from bench import browser
 
     printed = (
-        "\n[measure] phone-light: builder edit click-to-DOM median 145 ms, p90 224 ms\n"
-        "[measure] phone: attack roll click-to-DOM median 48 ms, p90 129 ms\n"
+        "\n[measure] phone-light: builder edit click-to-DOM median 145 ms, p90 224 ms; "
+        "to the next frame median 160 ms, p90 240 ms\n"
+        "[measure] phone: attack roll click-to-DOM median 48 ms, p90 129 ms; "
+        "to the next frame median 55 ms, p90 131 ms\n"
     )
-    found = [
-        (m["view"], m["what"], int(m["median"]), int(m["p90"]))
-        for m in browser.LINE.finditer(printed)
+    found = browser.read_clicks(printed)
+    assert found == [
+        ("phone-light", "builder edit", 145, 224, 160, 240),
+        ("phone", "attack roll", 48, 129, 55, 131),
     ]
-    assert found == [("phone-light", "builder edit", 145, 224), ("phone", "attack roll", 48, 129)]
     assert browser.click_rows(found) == [
-        "| builder edit | phone-light | 145 | 224 | **missed** |",
-        "| attack roll | phone | 48 | 129 | met |",
+        "| builder edit | phone-light | 145 | 224 | **missed** | 160 | 240 |",
+        "| attack roll | phone | 48 | 129 | met | 55 | 131 |",
     ]
     assert browser.watcher_line(3.92) == (
         "An idle battle watcher sends 60 requests a minute (the state panel polls every 1 s) "
