@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from django.db.models import Model
 
     from roster.models import Force, Member
+    from roster.policy import Note
 
 
 def force_version(force: "Force") -> str:
@@ -59,9 +60,13 @@ def _key(kind: str, parts: Iterable[object]) -> str:
     return f"{kind}:{digest}"
 
 
-def force_page(request: HttpRequest, force: "Force", *, csrf_secret: str) -> str:
+def force_page(
+    request: HttpRequest, force: "Force", *, csrf_secret: str, note: "Note | None"
+) -> str:
     """The body of the owner's force page (`roster/detail.html`): its forms carry CSRF
-    tokens masked from the viewer's secret, and its share link names the host."""
+    tokens masked from the viewer's secret, its share link names the host, and the note
+    of whoever else holds the force (a campaign copy's names its campaign, which can be
+    renamed without a write to the force) is shown as its policy words it now."""
     return _key(
         "force-page",
         (
@@ -71,6 +76,7 @@ def force_page(request: HttpRequest, force: "Force", *, csrf_secret: str) -> str
             force.share_token,
             request.user.pk,
             csrf_secret,
+            note,
         ),
     )
 

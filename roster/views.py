@@ -275,7 +275,7 @@ def force_detail(request: HttpRequest, force_id: int) -> HttpResponse:
     context = _force_context(request, force)
     get_token(request)  # makes sure the secret exists, and is the one the response carries
     context["force_page_key"] = cache_keys.force_page(
-        request, force, csrf_secret=request.META["CSRF_COOKIE"]
+        request, force, csrf_secret=request.META["CSRF_COOKIE"], note=context["policy_note"]()
     )
     return render_page(request, "roster/detail.html", context)
 

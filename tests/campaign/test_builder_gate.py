@@ -8,7 +8,7 @@ from django.urls import reverse
 from django.utils.html import escape
 
 from campaign import selectors, services
-from campaign.models import LedgerEntry
+from campaign.models import Campaign, LedgerEntry
 from dbd_site.errors import Conflict, Invalid, NotAllowed
 from roster import engine
 from roster import services as roster_services
@@ -130,6 +130,20 @@ def test_a_copy_s_pages_say_so_and_offer_no_control_the_campaign_refuses(
     ann = ann_of(red)
     builder = client.get(reverse("roster:member", args=[force.pk, ann.pk])).content.decode()
     assert builder.count(escape(NOTE)) == 1
+
+
+def test_a_renamed_campaign_shows_on_its_copy_s_cached_force_page(client, alice, campaign, red):
+    # A campaign is renamed without a write to its forces (from the admin), so the force
+    # page's cache key holds the campaign's note as it reads now, not the force's version.
+    client.force_login(alice)
+    url = reverse("roster:detail", args=[red.force_id])
+    before = client.get(url).content.decode()
+    assert before.count(escape(NOTE)) == 1
+    Campaign.objects.filter(pk=campaign.pk).update(name="Autumn League")
+    after = client.get(url).content.decode()
+    assert after.count(escape(NOTE.replace("Spring League", "Autumn League"))) == 1
+    assert ">Its page in Autumn League</a>" in after
+    assert "Spring League" not in after
 
 
 def test_a_force_of_one_s_own_offers_delete_and_resources(client, alice, red):

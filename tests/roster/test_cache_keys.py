@@ -10,6 +10,7 @@ from django.test import RequestFactory, override_settings
 from dbd_site import cache_keys
 from roster import services
 from roster.models import Force, SkillRoll
+from roster.policy import Note
 from roster.presenters import member_evaluation
 from rules.loader import clear_catalogue_cache, get_catalogue
 from rules.models import RulesVersion, Society
@@ -82,7 +83,10 @@ def test_every_part_of_the_force_page_key_moves_it(owner, shared, catalogue_rest
 
     def key(force: Force = shared, **changes) -> str:
         return cache_keys.force_page(
-            changes.get("request") or request(), force, csrf_secret=changes.get("csrf", "s1")
+            changes.get("request") or request(),
+            force,
+            csrf_secret=changes.get("csrf", "s1"),
+            note=changes.get("note"),
         )
 
     with override_settings(ALLOWED_HOSTS=HOSTS):
@@ -98,6 +102,10 @@ def test_every_part_of_the_force_page_key_moves_it(owner, shared, catalogue_rest
             "csrf secret": key(csrf="s2"),
             "force version": key(moved),
             "share link": key(unshared),
+            "policy's note": key(note=Note(text="A copy in X.", link="/c/1/", link_label="X")),
+            "its campaign renamed": key(
+                note=Note(text="A copy in Y.", link="/c/1/", link_label="Y")
+            ),
         }
         with override_settings(RELEASE="another-release"):
             others["release"] = key()
@@ -112,7 +120,7 @@ def test_the_csrf_secret_is_never_stored_in_the_key(owner, shared):
     made = RequestFactory().get("/")
     made.user = owner
     secret = "a-csrf-secret-that-must-not-leak"
-    key = cache_keys.force_page(made, shared, csrf_secret=secret)
+    key = cache_keys.force_page(made, shared, csrf_secret=secret, note=None)
     assert secret not in key
     assert key.startswith("force-page:")
 
