@@ -125,7 +125,7 @@ CACHE_TABLE = "dbd_cache"
 if REDIS_URL:
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "dbd_site.redis_cache.KeptClientRedisCache",
             "LOCATION": REDIS_URL,
             # An unreachable Redis fails the request at once (503), instead of holding
             # a worker until the kernel gives up.

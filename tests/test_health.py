@@ -78,7 +78,7 @@ def test_healthz_is_not_throttled_or_behind_a_log_in(client, monkeypatch):
 @pytest.mark.django_db
 def test_the_cache_out_of_reach_answers_503_with_retry_after(closed_port):
     redis = {
-        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "BACKEND": "dbd_site.redis_cache.KeptClientRedisCache",
         "LOCATION": f"redis://127.0.0.1:{closed_port}/0",
         "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2},
     }

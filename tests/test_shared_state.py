@@ -58,7 +58,7 @@ def production_settings(**env: str) -> dict:
 def test_redis_url_puts_the_cache_in_redis():
     found = production_settings(REDIS_URL="redis://127.0.0.1:6379/5")
     assert found["cache"] == {
-        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "BACKEND": "dbd_site.redis_cache.KeptClientRedisCache",
         "LOCATION": "redis://127.0.0.1:6379/5",
         "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2},
     }
@@ -66,7 +66,7 @@ def test_redis_url_puts_the_cache_in_redis():
 
 def test_redis_url_wins_in_development_too():
     found = production_settings(REDIS_URL="redis://127.0.0.1:6379/5", DEBUG="1")
-    assert found["cache"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache"
+    assert found["cache"]["BACKEND"] == "dbd_site.redis_cache.KeptClientRedisCache"
 
 
 def test_production_without_redis_shares_the_database_cache():
