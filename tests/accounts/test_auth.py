@@ -7,6 +7,7 @@ from django.test import override_settings
 from django.urls import reverse
 
 from tests.accounts.conftest import PASSWORD, forces_url
+from tests.pages import html
 
 pytestmark = pytest.mark.django_db
 
@@ -14,10 +15,6 @@ SIGNUP_URL = "/accounts/signup/"
 LOGIN_URL = "/accounts/login/"
 LOGOUT_URL = "/accounts/logout/"
 PASSWORD_URL = "/accounts/password/"
-
-
-def html(response) -> str:
-    return response.content.decode()
 
 
 def test_urls_are_named():

@@ -11,16 +11,13 @@ from rest_framework.test import APIRequestFactory
 from accounts.authentication import ApiTokenAuthentication
 from accounts.models import ApiToken
 from accounts.tokens import MAX_TOKENS_PER_USER, create_api_token, digest_of, revoke_api_token
+from tests.pages import html
 
 pytestmark = pytest.mark.django_db
 
 ACCOUNT_URL = "/accounts/"
 CREATE_URL = "/accounts/tokens/new/"
 API_ROOT = "/api/v1/"
-
-
-def html(response) -> str:
-    return response.content.decode()
 
 
 def revoke_url(token: ApiToken) -> str:

@@ -28,16 +28,13 @@ from tests.campaign.conftest import (
     record,
 )
 from tests.campaign.test_selectors import bulk_battles
+from tests.pages import html
 from tests.roster.builders import emma, force, student
 from tests.roster.test_rolls import ScriptedDice
 
 pytestmark = pytest.mark.django_db
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
-
-
-def html(response) -> str:
-    return response.content.decode()
 
 
 def state() -> tuple:

@@ -9,15 +9,12 @@ from django.urls import reverse
 
 from roster import selectors, services
 from roster.models import Force, SkillRoll
+from tests.pages import html
 from tests.roster.builders import emma, force, legal_force, student
 
 pytestmark = pytest.mark.django_db
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
-
-
-def html(response) -> str:
-    return response.content.decode()
 
 
 @pytest.fixture

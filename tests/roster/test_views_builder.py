@@ -10,6 +10,7 @@ from django.urls import reverse
 
 from roster import engine, selectors, services, views
 from roster.models import Force, Member, SkillRoll
+from tests.pages import html
 from tests.roster.builders import emma, legal_force, student
 from tests.roster.test_rolls import ScriptedDice
 
@@ -17,10 +18,6 @@ pytestmark = pytest.mark.django_db
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
 ALL = "?step=all"  # the member page with every step open (one at a time otherwise)
-
-
-def html(response) -> str:
-    return response.content.decode()
 
 
 @pytest.fixture

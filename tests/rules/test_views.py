@@ -12,6 +12,7 @@ from django.utils.html import escape
 
 from rules.models import Equipment, Skill, Society, Spell
 from rules.rulings import RULINGS, SECTIONS, WORKED_EXAMPLES
+from tests.pages import html
 
 pytestmark = pytest.mark.django_db
 
@@ -27,10 +28,6 @@ def ruling_ids_in_rulings_md() -> set[str]:
 
 def words(text: str) -> list[str]:
     return re.findall(r"[a-z0-9]+", text.casefold())
-
-
-def html(response) -> str:
-    return response.content.decode()
 
 
 # --- The index --------------------------------------------------------------------------
