@@ -90,11 +90,6 @@ TEMPLATES = [
     }
 ]
 
-# Form fields render through Django's own Jinja2 copies of its form templates: the same
-# HTML, several times faster than through the Django template engine (the member builder
-# renders a dozen fields on every step).
-FORM_RENDERER = "django.forms.renderers.Jinja2"
-
 # Request bodies: 1 MiB at most (413 beyond it); imported roster files have their own,
 # smaller limit on the import page. Bodies without a length are capped when read.
 MAX_REQUEST_BODY_BYTES = env_int("MAX_REQUEST_BODY_BYTES", default=1024 * 1024)
