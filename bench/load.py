@@ -318,12 +318,16 @@ function init(args)
   }
 end
 
+-- The round moves on with each answer, not with each request built: wrk builds one
+-- request of the first thread before the run starts, to check the script, and never
+-- sends it. Counted per request built, that player skipped the round's first edit (a
+-- medical kit added), and its removal was then refused as a removal of nothing.
 function request()
-  step = step %% #round + 1
-  return requests[round[step]]
+  return requests[round[step %% #round + 1]]
 end
 
 function response(status, headers, body)
+  step = step + 1
   if status ~= 200 then
     not_ok = not_ok + 1
   end
