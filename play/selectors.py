@@ -35,6 +35,13 @@ def battles_for(*, user: User) -> QuerySet[Battle]:
     )
 
 
+def live_battles_in(*, user: User, campaign_id: int, limit: int = 10) -> list[Battle]:
+    """The campaign's battles still being played that `user` may see, the latest moved
+    first, with their sides (for the campaign dashboard)."""
+    battles = battles_for(user=user).filter(campaign_id=campaign_id, status=Battle.Status.PLAYING)
+    return list(battles.prefetch_related("sides").order_by("-updated_at")[:limit])
+
+
 def get_battle(*, user: User, battle_id: int) -> Battle:
     """A battle the user may see, or 404 (also for other people's)."""
     found = list(battles_for(user=user).select_related("campaign").filter(pk=battle_id)[:1])

@@ -5,18 +5,13 @@ from typing import Any
 
 from django import template
 
-from play.models import Battle
+from play import selectors
 
 register = template.Library()
 
 
-@register.inclusion_tag("play/_live_battles.html")
-def live_battles(campaign: Any) -> dict[str, Any]:
-    """The campaign's battles still being played (the dashboard's reader may see them:
-    campaign players see the campaign's battles)."""
-    battles = (
-        Battle.objects.filter(campaign=campaign, status=Battle.Status.PLAYING)
-        .prefetch_related("sides")
-        .order_by("-updated_at")[:10]
-    )
-    return {"battles": list(battles)}
+@register.inclusion_tag("play/_live_battles.html", takes_context=True)
+def live_battles(context: template.Context, campaign: Any) -> dict[str, Any]:
+    """The campaign's battles still being played, as the page's reader may see them."""
+    user = context["request"].user
+    return {"battles": selectors.live_battles_in(user=user, campaign_id=campaign.pk)}

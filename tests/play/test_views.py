@@ -4,7 +4,7 @@ shown before rolling, undo, end, the spectator link."""
 import pytest
 from django.test import Client
 
-from play import services
+from play import selectors, services
 from play.models import Battle
 from tests.play.conftest import ids, play_force
 
@@ -204,3 +204,19 @@ def test_the_friendship_offer_follows_a_damaging_hit(campaign_battle, alice, bob
     )
     assert "Friendship: Ben transfers 4 to Cat." in response.content.decode()
     assert 'id="transfer"' not in response.content.decode()  # offered once
+
+
+def test_the_campaign_dashboard_lists_its_battles_being_played(campaign_battle, alice, eve):
+    campaign = campaign_battle.campaign
+    dashboard = f"/campaigns/{campaign.pk}/"
+    page = client_for(alice).get(dashboard).content.decode()
+    live = page.split('id="live-battles"')[1].split("</section>")[0]
+    assert f'href="/play/{campaign_battle.pk}/">Rooftop Duel</a>' in live
+    assert "Red Club against Blue Club · turn 1" in live
+    # Read through the selector of who sees which battle: not by someone outside it.
+    assert selectors.live_battles_in(user=alice, campaign_id=campaign.pk) == [campaign_battle]
+    assert selectors.live_battles_in(user=eve, campaign_id=campaign.pk) == []
+    # An ended battle is no longer listed.
+    client_for(alice).post(f"/play/{campaign_battle.pk}/end/", {"winner": "draw"})
+    assert 'id="live-battles"' not in client_for(alice).get(dashboard).content.decode()
+    assert selectors.live_battles_in(user=alice, campaign_id=campaign.pk) == []
