@@ -12,7 +12,7 @@ from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser
 from django.db.models import Exists, OuterRef, Q, QuerySet
 
-from campaign.models import CampaignPlayer
+from campaign.models import Campaign, CampaignPlayer
 from dbd_site.errors import NotFound
 from play import table
 from play.models import Battle, BattleAction, BattleFigure, BattleSide
@@ -35,10 +35,12 @@ def battles_for(*, user: User) -> QuerySet[Battle]:
     )
 
 
-def live_battles_in(*, user: User, campaign_id: int, limit: int = 10) -> list[Battle]:
-    """The campaign's battles still being played that `user` may see, the latest moved
-    first, with their sides (for the campaign dashboard)."""
-    battles = battles_for(user=user).filter(campaign_id=campaign_id, status=Battle.Status.PLAYING)
+def live_battles_in(*, campaign: Campaign, limit: int = 10) -> list[Battle]:
+    """The battles still being played in a campaign whose reader is already authorised
+    for it (its dashboard): campaign players see the campaign's battles (`battles_for`).
+    The latest moved first, with their sides. Read without `battles_for`'s subqueries,
+    which cost the dashboard 1.5-2 ms in the bench and would filter nothing here."""
+    battles = Battle.objects.filter(campaign=campaign, status=Battle.Status.PLAYING)
     return list(battles.prefetch_related("sides").order_by("-updated_at")[:limit])
 
 

@@ -10,8 +10,8 @@ from play import selectors
 register = template.Library()
 
 
-@register.inclusion_tag("play/_live_battles.html", takes_context=True)
-def live_battles(context: template.Context, campaign: Any) -> dict[str, Any]:
-    """The campaign's battles still being played, as the page's reader may see them."""
-    user = context["request"].user
-    return {"battles": selectors.live_battles_in(user=user, campaign_id=campaign.pk)}
+@register.inclusion_tag("play/_live_battles.html")
+def live_battles(campaign: Any) -> dict[str, Any]:
+    """The campaign's battles still being played (the dashboard has authorised its reader
+    for the campaign)."""
+    return {"battles": selectors.live_battles_in(campaign=campaign)}
