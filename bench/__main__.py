@@ -478,8 +478,8 @@ def click_section(phases, summary) -> list[str]:
         "moment the answer is in the page (the target's figure), and to the next frame "
         "after it (an animation frame, then a task), which also holds the restyling of "
         "what was swapped in, wherever the browser does it. Twenty clicks each: a builder "
-        "edit (add, then "
-        "remove, a Light Shield) on desktop and phone; an attack roll on the phone's battle "
+        "edit (add, then remove, a Light Shield) on desktop and phone; an attack roll on "
+        "the phone's battle "
         f"screen. Load average meanwhile: {sampler.summary()}.",
         "",
         f"| what | view | median (ms) | p90 (ms) | <= {browser.CLICK_TARGET_MS} ms "

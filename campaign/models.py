@@ -60,7 +60,7 @@ class Campaign(models.Model):
     # Confirmed battles (a voided one no longer counts, R15a), for the list of campaigns:
     # counting them on each read would cost more the longer a campaign runs. Kept like
     # the forces' tallies: by `campaign.services` as battles are confirmed and voided;
-    # `campaign.tallies.recount_standings` says what it is.
+    # `campaign.tallies.recount_battles_played` says what it is.
     battles_played = models.PositiveIntegerField(default=0, editable=False)
 
     class Meta:
