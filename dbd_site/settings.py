@@ -170,7 +170,11 @@ AUTH_PASSWORD_VALIDATORS = [
 
 LANGUAGE_CODE = "en-gb"
 TIME_ZONE = "UTC"
-USE_I18N = True
+# The site speaks English alone: no translations, no language per visitor. With USE_I18N
+# on, every URL reverse and every number in a template asked Django for the active
+# language, a thread-local read each time (bench/findings.md). Off, dates and numbers
+# keep the en-GB formats that LANGUAGE_CODE names (tests/test_formats.py).
+USE_I18N = False
 USE_TZ = True
 
 STATIC_URL = "static/"
