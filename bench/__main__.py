@@ -360,6 +360,10 @@ def run(args: argparse.Namespace, plan: Plan, output: Path, database_url: str) -
     world = bench_world.build()
     analyse()
     client = inprocess.signed_in_client(world.user_id)
+    # The site as gunicorn loads it (its WSGI module, which also freezes what loading made
+    # out of the garbage collector's walks), so in-process requests run as deployed.
+    import dbd_site.wsgi  # noqa: F401
+
     chosen = [
         s for s in inprocess.scenarios(client, world, full_force()) if s.key not in args.skip
     ]

@@ -86,3 +86,23 @@ def test_unparseable_variable_refuses_to_start(name, value):
     result = manage("check", **{**PRODUCTION, name: value})
     assert result.returncode != 0
     assert f"{name} must be" in result.stderr
+
+
+def test_the_wsgi_module_freezes_what_loading_the_site_made():
+    """A worker's modules, models and settings live as long as it does: frozen, a full
+    garbage collection no longer walks them (dbd_site/wsgi.py)."""
+    environ = {k: v for k, v in os.environ.items() if k not in SETTINGS_VARIABLES}
+    environ.update(DJANGO_SETTINGS_MODULE="dbd_site.settings", **PRODUCTION)
+    probe = "import gc, dbd_site.wsgi; print(gc.get_freeze_count(), len(gc.get_objects()))"
+    result = subprocess.run(
+        [sys.executable, "-c", probe],
+        cwd=BASE_DIR,
+        env=environ,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    frozen, walked = map(int, result.stdout.split())
+    assert frozen > 10_000
+    assert walked < frozen / 100
