@@ -99,9 +99,10 @@ format: $(STAMP)
 	$(BIN)/ruff format .
 
 # Needs PostgreSQL on 127.0.0.1:5432 (BENCH_DATABASE_URL to change it); makes and drops
-# dbd_bench. BENCH_ARGS passes options, e.g. `make bench BENCH_ARGS=--quick`; with
-# --profile, pyinstrument is installed into .venv if missing.
-bench: $(STAMP) $(WRK)
+# dbd_bench; installs wrk and chromium (its click-to-DOM phase) from Debian if missing.
+# BENCH_ARGS passes options, e.g. `make bench BENCH_ARGS=--quick`; with --profile,
+# pyinstrument is installed into .venv if missing.
+bench: $(STAMP) $(WRK) $(CHROMIUM)
 	mkdir -p var
 	@if [[ " $(BENCH_ARGS) " == *" --profile "* ]] && ! $(BIN)/python -c 'import pyinstrument' 2>/dev/null; then \
 		$(BIN)/python -m pip install --quiet pyinstrument; \
