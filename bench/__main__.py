@@ -707,9 +707,10 @@ def mixed_section(plan: Plan, world, phases) -> list[str]:
                     lua=script,
                     say=lambda _: None,
                 )
-                time.sleep(1.0)  # the workers write their counters at most every 0.5 s
+                # Every warm-up request answered, and counted in the cache stats the workers
+                # write at most every 0.5 s: the measured run starts on idle workers.
+                warm_lines = load.wait_until_answered(access)
                 warm_cache = read_stats(stats_dir)
-                warm_lines = len(access.read_text().splitlines())
                 result = load.run_wrk(
                     f"{n} players",
                     base + players[0]["page"],
@@ -735,7 +736,8 @@ def mixed_section(plan: Plan, world, phases) -> list[str]:
         "",
         f"The same gunicorn ({WORKERS} workers, {_pinning_words(pins)}), fresh for each of "
         f"{plan.runs} runs of {plan.mixed_seconds} s, each after a 3 s warm-up of the same "
-        f"load that is not counted; `wrk -t{n} -c{n}` with a Lua script "
+        "load that is not counted (the count starts once the workers have answered every "
+        f"warm-up request); `wrk -t{n} -c{n}` with a Lua script "
         "(`bench.load.MIXED_SCRIPT`): "
         f"one connection per player, {n} players (the bench player and `player01`..), each "
         "signed in with their own session and CSRF cookies on their own full force, round "

@@ -370,6 +370,22 @@ def access_times(
     return found, refused
 
 
+def wait_until_answered(log: Path, *, quiet: float = 2.0, limit: float = 60.0) -> int:
+    """The access log's line count once it has stopped growing for `quiet` seconds (at
+    most `limit`): the requests still in the workers when a wrk run ended have been
+    answered. Cold workers answer their first edits seconds after the warm-up's wrk has
+    gone; counted in the measured run, they were its slowest edits."""
+    lines, since, started = -1, time.monotonic(), time.monotonic()
+    while time.monotonic() - started < limit:
+        now = len(log.read_text().splitlines())
+        if now != lines:
+            lines, since = now, time.monotonic()
+        elif time.monotonic() - since >= quiet:
+            break
+        time.sleep(0.1)
+    return lines
+
+
 class LoadSampler:
     """The 1-minute load average, sampled every second while a phase runs."""
 

@@ -238,6 +238,15 @@ def test_the_players_load_script_gives_each_connection_its_own_player():
     assert "%%" not in script  # the template's own percent signs came through once
 
 
+def test_the_mixed_load_counts_from_the_last_warm_up_answer(tmp_path):
+    """The measured run's lines start after every warm-up answer the workers logged."""
+    from bench.load import wait_until_answered
+
+    log = tmp_path / "access.log"
+    log.write_text("BENCH GET /a/ 200 1000\nBENCH POST /b/ 200 4000000\n")
+    assert wait_until_answered(log, quiet=0.2) == 2
+
+
 def test_the_bench_reads_the_browser_tests_measure_lines():
     """`bench.browser` reads back what the measuring browser tests print."""
     from bench import browser
