@@ -1,14 +1,18 @@
 import gc
 import os
+from importlib import import_module
 
+from django.conf import settings
 from django.core.wsgi import get_wsgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "dbd_site.settings")
 
 application = get_wsgi_application()
 
-# What loading the site made (modules, models, settings: about 130,000 objects) lives as
-# long as the worker. Frozen, Python's collector stops walking it: otherwise every hundred
-# or so requests one of them waits for a full collection, 60 ms on the bench's machine
+# What loading the site makes lives as long as the worker: its modules, models, settings
+# and every view its URLs name (imported here rather than by the first request), about
+# 130,000 objects. Frozen, Python's collector stops walking them: otherwise a full
+# collection, about once in a hundred requests, took 60 ms on the bench's machine
 # (bench/findings.md).
+import_module(settings.ROOT_URLCONF)
 gc.freeze()
