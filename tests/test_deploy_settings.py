@@ -32,11 +32,12 @@ SETTINGS_VARIABLES = (
 )
 
 
-def manage(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+def python(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """This project's Python in a fresh process, with only the settings variables `env`."""
     environ = {k: v for k, v in os.environ.items() if k not in SETTINGS_VARIABLES}
     environ.update(DJANGO_SETTINGS_MODULE="dbd_site.settings", **env)
     return subprocess.run(
-        [sys.executable, "manage.py", *args],
+        [sys.executable, *args],
         cwd=BASE_DIR,
         env=environ,
         capture_output=True,
@@ -44,6 +45,10 @@ def manage(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
         timeout=120,
         check=False,
     )
+
+
+def manage(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return python("manage.py", *args, **env)
 
 
 PRODUCTION = {
@@ -92,21 +97,12 @@ def test_the_wsgi_module_freezes_what_loading_the_site_made():
     """A worker's modules, models, settings and views live as long as it does: frozen, a
     full garbage collection no longer walks them (dbd_site/wsgi.py). The probe reads the
     URLs as the first request would: the views they name were frozen already."""
-    environ = {k: v for k, v in os.environ.items() if k not in SETTINGS_VARIABLES}
-    environ.update(DJANGO_SETTINGS_MODULE="dbd_site.settings", **PRODUCTION)
     probe = (
         "import gc, dbd_site.wsgi; from django.urls import get_resolver; "
         "get_resolver().url_patterns; print(gc.get_freeze_count(), len(gc.get_objects()))"
     )
-    result = subprocess.run(
-        [sys.executable, "-c", probe],
-        cwd=BASE_DIR,
-        env=environ,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
+    result = python("-c", probe, **PRODUCTION)
+    assert result.returncode == 0, result.stderr
     frozen, walked = map(int, result.stdout.split())
     assert frozen > 10_000
     assert walked < frozen / 100
