@@ -93,15 +93,17 @@ def test_unparseable_variable_refuses_to_start(name, value):
     assert f"{name} must be" in result.stderr
 
 
-def test_the_wsgi_module_freezes_what_loading_the_site_made():
+def test_the_wsgi_module_freezes_what_loading_the_site_made(tmp_path):
     """A worker's modules, models, settings and views live as long as it does: frozen, a
     full garbage collection no longer walks them (dbd_site/wsgi.py). The probe reads the
-    URLs as the first request would: the views they name were frozen already."""
+    URLs as the first request would: the views they name were frozen already. Its own
+    empty database: the worker boots without the rules (dbd_site/boot.py), and nothing is
+    written in the checkout's var/."""
     probe = (
         "import gc, dbd_site.wsgi; from django.urls import get_resolver; "
         "get_resolver().url_patterns; print(gc.get_freeze_count(), len(gc.get_objects()))"
     )
-    result = python("-c", probe, **PRODUCTION)
+    result = python("-c", probe, **PRODUCTION, DATABASE_URL=f"sqlite:///{tmp_path / 'db'}")
     assert result.returncode == 0, result.stderr
     frozen, walked = map(int, result.stdout.split())
     assert frozen > 10_000
