@@ -263,7 +263,7 @@ def profile(chosen: list[Scenario], *, requests: int, directory: Path) -> list[P
     directory.mkdir(parents=True, exist_ok=True)
     written = []
     for scenario in chosen:
-        profiler = Profiler(interval=0.0002)
+        profiler = Profiler(interval=0.001)
         for _ in range(requests):
             # The profile holds the timed request alone, as `measure` times it: a cache
             # miss scenario's untimed edit comes first and is left out.
