@@ -1,7 +1,7 @@
 """What a worker prepares once, at boot, rather than on its players' first requests.
 
 Each gunicorn worker (`dbd_site/wsgi.py`) compiles the site's templates and reads the rules
-catalogue the first time a request needs them. On the bench's machine that was about 0.3 s
+catalogue the first time a request needs them. On the bench's machine that was 0.3-0.5 s
 of CPU spread over a fresh worker's first pages (bench/findings.md, "A fresh worker's
 first requests"): a deploy's first players paid it. Done at boot, it is paid once per
 worker before any request, and what it makes is frozen with the rest of the worker's
