@@ -21,6 +21,7 @@ dropped at the end (`--keep-db` keeps it).
 """
 
 import argparse
+import importlib.util
 import os
 import platform
 import secrets
@@ -119,6 +120,12 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     if "floor" in args.skip:
         parser.error("the floor is what every page is measured against; it cannot be skipped")
+    if args.profile and importlib.util.find_spec("pyinstrument") is None:
+        # Said before the run, not at its end: `make bench` installs it for --profile.
+        parser.error(
+            "--profile needs pyinstrument: run `make bench BENCH_ARGS=--profile`, which "
+            "installs it, or `pip install pyinstrument`"
+        )
     return args
 
 

@@ -3,10 +3,12 @@
 No timings here: `make bench` measures, and reports rather than asserts.
 """
 
+import importlib.machinery
 import io
 import os
 import subprocess
 import sys
+import types
 from pathlib import Path
 
 import pytest
@@ -275,3 +277,19 @@ def test_the_bench_reads_the_browser_tests_measure_lines():
     tests += (BASE_DIR / "tests" / "browser" / "test_pages_ux.py").read_text()
     for measuring in browser.MEASURING_TESTS:
         assert f"def {measuring.split('::')[1]}(" in tests
+
+
+def test_profile_without_pyinstrument_is_refused_before_the_run(monkeypatch, capsys):
+    from bench.__main__ import parse
+
+    # Installed or not here (`make bench` installs it for --profile), both cases are made.
+    installed = types.ModuleType("pyinstrument")
+    installed.__spec__ = importlib.machinery.ModuleSpec("pyinstrument", None)
+    monkeypatch.setitem(sys.modules, "pyinstrument", installed)
+    assert parse(["--profile"]).profile
+    monkeypatch.setitem(sys.modules, "pyinstrument", None)  # not installed
+    with pytest.raises(SystemExit) as refused:
+        parse(["--profile"])
+    assert refused.value.code == 2
+    assert "--profile needs pyinstrument" in capsys.readouterr().err
+    assert not parse([]).profile
