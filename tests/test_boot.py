@@ -49,10 +49,9 @@ def test_warm_up_compiles_every_template_and_loads_the_catalogue(django_assert_n
 DATABASE_DOWN = {**PRODUCTION, "DATABASE_URL": "postgres://postgres@127.0.0.1:1/dbd"}
 
 PROBE = (
-    "import dbd_site.wsgi; from django.template import engines; "
-    "from rules.loader import get_catalogue; "
-    "(wrapper,) = engines['django'].engine.template_loaders; (loader,) = wrapper.loaders; "
-    "print(len(loader.get_template_cache), get_catalogue.cache_info().currsize)"
+    "import dbd_site.wsgi; from rules.loader import get_catalogue; "
+    "from tests.test_boot import cached_loader; "
+    "print(len(cached_loader().get_template_cache), get_catalogue.cache_info().currsize)"
 )
 
 
