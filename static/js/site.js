@@ -156,7 +156,10 @@
   // The player stays where they are across a change: the row, slot or form they used is
   // kept at the same height on the screen (the list of what the member carries may grow
   // above it), and focus stays on their control, or moves to the step's heading when
-  // that control is gone (a piece that can no longer be added has no button).
+  // that control is gone (a piece that can no longer be added has no button). An answer is
+  // morphed in, so a control without an id (an entry's Remove button) may now stand for
+  // another entry: focus then moves to the heading too, never to a control the player
+  // did not choose.
   var anchor = null;
   function anchorOf(element) {
     var node = element.closest("[data-anchor]") || element.closest("[id]");
@@ -168,6 +171,7 @@
         ? '[data-anchor="' + node.getAttribute("data-anchor") + '"]' : "#" + CSS.escape(node.id),
       top: node.getBoundingClientRect().top,
       focus: document.activeElement && document.activeElement.id ? document.activeElement.id : null,
+      control: document.activeElement,
       step: element.closest(".step") ? element.closest(".step").id : null,
     };
   }
@@ -200,7 +204,8 @@
       window.scrollBy(0, node.getBoundingClientRect().top - kept.top);
     }
     var active = document.activeElement;
-    if (!active || active === document.body) {
+    var unnamed = active === kept.control && !kept.focus;
+    if (!active || active === document.body || unnamed) {
       var again = kept.focus && document.getElementById(kept.focus);
       var step = kept.step && document.getElementById(kept.step);
       var heading = step && step.querySelector(".step__title");

@@ -90,6 +90,36 @@ def test_adding_equipment_keeps_the_player_where_they_are(live_server, demo, pag
     assert_accessible(page)
 
 
+@pytest.mark.parametrize("view", ["desktop-light", "phone-dark"])
+def test_removing_a_piece_by_keyboard_moves_focus_to_the_step_s_heading(
+    live_server, demo, pages, view
+):
+    """An edit's answer is morphed into the step, so the focused Remove button's element
+    may be reused for the next piece in the list: focus must not land on a control that
+    now removes something else, and goes to the step's heading as it did before."""
+    user, force, _ = demo
+    page = pages(user, view)
+    page.goto(member_url(live_server, force, "Kenji", "equipment"))
+    step = page.locator("#step-equipment")
+    step.evaluate("s => { s.keptAcrossEdits = true; }")
+    step.get_by_role("button", name="Add Light Shield").click()
+    expect(page.locator("#builder-notice")).to_have_text("Added Light Shield.")
+    htmx_settled(page)
+    assert step.evaluate("s => s.keptAcrossEdits === true")  # morphed, not replaced
+    carried = step.locator("ul.owned > li")
+    labels = carried.locator(".entry__label").all_inner_texts()
+    assert len(labels) >= 2, labels  # a piece follows the removed one in the list
+    first = carried.first.get_by_role("button", name=re.compile("^Remove"))
+    first.focus()
+    page.keyboard.press("Enter")
+    removed = labels[0].split(" [")[0]  # the label without its hands, "[2H]"
+    expect(page.locator("#builder-notice")).to_have_text(f"Removed {removed}.")
+    htmx_settled(page)
+    expect(carried.locator(".entry__label")).to_have_text(labels[1:])
+    focused = page.evaluate("() => [document.activeElement.id, document.activeElement.tagName]")
+    assert focused == ["step-equipment-title", "H2"]
+
+
 @pytest.mark.parametrize("view", PHONES)
 def test_the_phone_builder_has_a_sticky_summary_and_steps_to_jump_between(
     live_server, demo, pages, view

@@ -158,9 +158,10 @@ def test_htmx_edit_answers_with_its_step_and_the_card_status_and_notice_out_of_b
     assert page.lstrip().startswith('<section id="step-purchases"')
     assert '<span class="step__number">4.</span> Buy advancements' in page
     assert 'id="step-equipment"' not in page  # other steps refresh when next in view
-    # Out of band: the card, the badge and Resources bar, the notice for screen readers.
+    # Out of band: the card (morphed in, as the step is), the badge and Resources bar,
+    # the notice for screen readers.
     assert 'id="builder-summary" class="builder__summary"' in page
-    assert 'hx-swap-oob="true">' in page[page.index('id="builder-summary"') :][:200]
+    assert 'hx-swap-oob="morph">' in page[page.index('id="builder-summary"') :][:200]
     assert 'id="force-status" class="force-status" hx-swap-oob="true"' in page
     assert "13 of 50 Resources spent, 37 left." in page
     assert 'id="builder-notice" hx-swap-oob="innerHTML"' in page
