@@ -10,7 +10,7 @@ from typing import Any
 
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser
-from django.db.models import Exists, OuterRef, Q, QuerySet
+from django.db.models import Q, QuerySet
 
 from campaign.models import Campaign, CampaignPlayer
 from dbd_site.errors import NotFound
@@ -25,13 +25,17 @@ User = AbstractBaseUser | AnonymousUser
 def battles_for(*, user: User) -> QuerySet[Battle]:
     if not user.is_authenticated:
         return Battle.objects.none()
-    is_side = BattleSide.objects.filter(battle=OuterRef("pk"), player_id=user.pk)
-    in_campaign = CampaignPlayer.objects.filter(campaign=OuterRef("campaign_id"), user_id=user.pk)
+    # The user's sides and campaigns as plain (uncorrelated) subqueries: PostgreSQL reads
+    # each once, hashed, whatever the number of battles, and Django builds them in about
+    # 1.5 ms less than the correlated EXISTS they replace (every battle request and every
+    # watcher's poll reads through here; bench/findings.md).
+    sides = BattleSide.objects.filter(player_id=user.pk).values("battle_id")
+    campaigns = CampaignPlayer.objects.filter(user_id=user.pk).values("campaign_id")
     return Battle.objects.filter(
         Q(created_by_id=user.pk)
-        | Exists(is_side)
+        | Q(pk__in=sides)
         | Q(campaign__organiser_id=user.pk)
-        | Exists(in_campaign)
+        | Q(campaign_id__in=campaigns)
     )
 
 

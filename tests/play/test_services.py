@@ -11,6 +11,7 @@ from play import selectors, services, table
 from play.models import Battle, BattleAction, BattleFigure
 from play.services import AttackDeclaration, Change
 from roster import services as roster_services
+from tests.conftest import make_user
 from tests.play.conftest import Dice, ids, play_force
 
 pytestmark = pytest.mark.django_db
@@ -363,6 +364,35 @@ def test_only_the_sides_act_and_others_read_by_link(campaign_battle, organiser, 
     assert selectors.get_battle_by_token(token=battle.spectator_token) == battle
     with pytest.raises(NotFound):
         selectors.get_battle_by_token(token="nope")
+
+
+def test_who_sees_which_battle(campaign, campaign_battle, one_off, organiser, alice, bob, eve):
+    """The one rule of who sees a battle (`selectors.battles_for`): its sides' players, its
+    starter, its campaign's organiser and players; read the same way by the list, by one
+    battle and by an idle poll's version check."""
+    carol = make_user("carol")  # in the campaign, with no force in its battle
+    campaign_services.join_campaign(user=carol, token=campaign.invite_token)
+    seen = {
+        user.username: {b.scenario for b in selectors.battles_for(user=user)}
+        for user in (organiser, alice, bob, carol, eve)
+    }
+    assert seen == {
+        "olga": {"Rooftop Duel"},
+        "alice": {"Rooftop Duel", "Practice"},
+        "bob": {"Rooftop Duel", "Practice"},
+        "carol": {"Rooftop Duel"},
+        "eve": set(),
+    }
+    for user in (organiser, alice, bob, carol, eve):
+        for battle in (campaign_battle, one_off):
+            if battle.scenario in seen[user.username]:
+                assert selectors.get_battle(user=user, battle_id=battle.pk) == battle
+                assert selectors.battle_version(user=user, battle_id=battle.pk) == battle.version
+            else:
+                with pytest.raises(NotFound):
+                    selectors.get_battle(user=user, battle_id=battle.pk)
+                with pytest.raises(NotFound):
+                    selectors.battle_version(user=user, battle_id=battle.pk)
 
 
 def test_one_off_against_a_shared_force(alice, bob, eve):
