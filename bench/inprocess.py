@@ -122,12 +122,12 @@ def scenarios(client: Client, world: World, document: dict) -> list[Scenario]:
         would return the member's card to a state already kept)."""
         from django.contrib.auth import get_user_model
 
-        from roster import selectors, services
+        from roster import member_rows, selectors, services
 
         user = get_user_model().objects.get(pk=player.user_id)
         force = selectors.get_force(user=user, force_id=player.force_id)
         member = selectors.get_member(force=force, member_id=player.member_id)
-        data = selectors.member_json(member) | {"name": f"Edited {next(renames)}"}
+        data = member_rows.member_json(member) | {"name": f"Edited {next(renames)}"}
         services.update_member(force=force, actor=user, member_id=member.pk, data=data)
 
     body = json.dumps(document)

@@ -14,7 +14,7 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import Count, Prefetch, QuerySet, prefetch_related_objects
 from django.shortcuts import get_object_or_404
 
-from roster import documents
+from roster import documents, member_rows, services
 from roster.engine import Evaluation, evaluate
 from roster.models import Force, Member, SkillRoll
 from roster.policy import policy_for
@@ -47,8 +47,6 @@ def refreshed(forces: Forces) -> Forces:
     again first (on the instances themselves)."""
     for force in forces:
         if is_stale(force):
-            from roster import services  # the write path reads through this module
-
             services.refresh_evaluation(force=force)
     return forces
 
@@ -118,16 +116,6 @@ def get_force_version(*, user: User, force_id: int) -> Force:
     return refreshed([get_object_or_404(forces, pk=force_id)])[0]
 
 
-def show_members(force: Force, members: list[Member]) -> None:
-    """Let `force.members.all()` answer `members` (its rows already in hand, in order, as
-    the write path stored them) without a query, as a prefetch would have."""
-    queryset = force.members.all()
-    queryset._result_cache = members  # what Django's own prefetch stores
-    queryset._prefetch_done = True
-    cache = getattr(force, "_prefetched_objects_cache", {})
-    force._prefetched_objects_cache = {**cache, "members": queryset}
-
-
 def members_of(*, force: Force) -> list[Member]:
     """An already-authorised force's members in order, with their rolls (two queries)."""
     members = list(_members().filter(force=force))
@@ -156,34 +144,14 @@ def with_rolls(member: Member) -> Member:
     return member
 
 
-def member_json(member: Member) -> dict[str, Any]:
-    """The member as a dbd-roster/1 member (`documents.MEMBER_KEYS` maps the columns)."""
-    return documents.member_from_columns(member.__dict__)
-
-
 def force_document(*, force: Force) -> dict[str, Any]:
     """Export: the force as a canonical dbd-roster/1 document."""
     return {
         "format": documents.FORMAT,
         "name": force.name,
         "resources": force.resources,
-        "members": [member_json(m) for m in force.members.all()],
+        "members": [member_rows.member_json(m) for m in force.members.all()],
     }
-
-
-def roll_is_evidence(rolls: list[SkillRoll], advancement: dict[str, Any]) -> bool:
-    """R5: a rolled skill is verified when the server's last roll for it gave that skill.
-
-    The last roll either chose the skill, or let the player pick freely among choices
-    that include it.
-    """
-    if advancement.get("method") != "rolled" or not rolls:
-        return False
-    last = rolls[-1]
-    skill = advancement.get("skill")
-    if last.outcome == SkillRoll.Outcome.SKILL:
-        return last.skill == skill
-    return last.outcome == SkillRoll.Outcome.PICK_FREELY and skill in last.choices
 
 
 def verified_roll_pointers(*, force: Force) -> set[str]:
@@ -194,7 +162,7 @@ def verified_roll_pointers(*, force: Force) -> set[str]:
             by_slot.setdefault(roll.slot, []).append(roll)
         for key in ("free_advancements", "level_ups"):
             for k, advancement in enumerate(getattr(member, key)):
-                if roll_is_evidence(by_slot.get(f"{key}/{k}", []), advancement):
+                if member_rows.roll_is_evidence(by_slot.get(f"{key}/{k}", []), advancement):
                     verified.add(f"/members/{index}/{key}/{k}")
     return verified
 

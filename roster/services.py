@@ -46,7 +46,7 @@ from dbd_site.errors import (
     under,
 )
 from dbd_site.inputs import is_whole_number
-from roster import documents, engine, selectors
+from roster import documents, engine, member_rows
 from roster.models import Force, Member, SkillRoll
 from roster.policy import Command, MemberState, Proposal, Verdict, policy_for
 from rules.catalogue import Catalogue
@@ -175,7 +175,7 @@ def _verified(draft: Draft) -> set[str]:
         for kind in SLOT_KINDS:
             for k, advancement in enumerate(state.data.get(kind, [])):
                 rolls = draft.rolls_of(state, f"{kind}/{k}")
-                if selectors.roll_is_evidence(rolls, advancement):
+                if member_rows.roll_is_evidence(rolls, advancement):
                     verified.add(f"/members/{index}/{kind}/{k}")
     return verified
 
@@ -223,7 +223,7 @@ def _unchanged(locked: Force, rows: list[Member], draft: Draft, evaluation: dict
         and draft.resources == locked.resources
         and not draft.new_rolls
         and [(s.id, s.data) for s in draft.members]
-        == [(m.pk, selectors.member_json(m)) for m in rows]
+        == [(m.pk, member_rows.member_json(m)) for m in rows]
     )
 
 
@@ -260,7 +260,7 @@ def _write(
             refusals += exc.problems
         _check_rules(locked, command, catalogue)
         rows = _member_rows(locked)
-        before = [MemberState(m.pk, selectors.member_json(m)) for m in rows]
+        before = [MemberState(m.pk, member_rows.member_json(m)) for m in rows]
         draft = Draft(
             name=locked.name,
             resources=locked.resources,
@@ -685,7 +685,7 @@ def change_member(
     written = _write(force, command, apply, made_on=made_on)
     member = next(m for m in written.members if m.pk == member_id)
     member.force = force  # the caller's instance, showing what was stored
-    selectors.show_members(force, written.members)
+    member_rows.show_members(force, written.members)
     return member
 
 

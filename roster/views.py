@@ -33,7 +33,7 @@ from dbd_site import cache_keys
 from dbd_site.errors import DomainError
 from dbd_site.inputs import is_whole_number
 from dbd_site.rendering import add_refusal_to_form, is_htmx, refusal_messages, render_page
-from roster import engine, options, selectors, services
+from roster import engine, member_rows, options, selectors, services
 from roster.changes import BETWEEN_BATTLES, CHANGES, Rejected
 from roster.documents import Problem
 from roster.forms import (
@@ -510,7 +510,7 @@ def _builder_context(
         raise Http404("No such member in this force.")
     evaluation = force.evaluation or {}
     card = member_card(member, index, evaluation, catalogue, viewer_id=request.user.pk)
-    data = selectors.member_json(member)
+    data = member_rows.member_json(member)
     forms = forms or {}
     owned = set(card.result["skills"]) if card.result else set()
     # A campaign copy's member who has fought is changed between battles (R17a): what

@@ -8,7 +8,7 @@ last tag gets 304 only while nothing changed.
 import pytest
 
 from campaign import services as campaign_services
-from roster import api, selectors, services
+from roster import api, member_rows, selectors, services
 from roster.models import Force
 from tests.campaign.conftest import freeform_force, make_user, record
 from tests.roster.builders import legal_force, signed_in, student
@@ -60,7 +60,7 @@ def test_a_patch_shows_at_once(owner_api, saved):
 def test_a_builder_change_through_the_services_shows_at_once(owner_api, saved):
     before = detail(owner_api, saved).json()
     ann = member(saved, 1)
-    data = selectors.member_json(ann)
+    data = member_rows.member_json(ann)
     data["equipment"] = [*data["equipment"], "medical-kit"]
     services.update_member(force=ann.force, actor=None, member_id=ann.pk, data=data)
     after = detail(owner_api, saved).json()

@@ -6,7 +6,7 @@ import pytest
 from django.http import Http404
 
 from dbd_site.errors import Conflict, Invalid, PreconditionFailed
-from roster import selectors, services
+from roster import member_rows, selectors, services
 from roster.models import Force, Member, SkillRoll
 from tests.roster.builders import emma, legal_force, student
 from tests.roster.test_rolls import ScriptedDice
@@ -352,9 +352,9 @@ def test_a_member_change_costs_the_same_queries_whatever_the_force_size(
             force=force,
             actor=owner,
             member_id=ann.pk,
-            data=selectors.member_json(ann) | {"equipment": ["tool-kit"]},
+            data=member_rows.member_json(ann) | {"equipment": ["tool-kit"]},
         )
-    assert "tool-kit" in selectors.member_json(Member.objects.get(pk=ann.pk))["equipment"]
+    assert "tool-kit" in member_rows.member_json(Member.objects.get(pk=ann.pk))["equipment"]
     assert force.version == Force.objects.get(pk=built.pk).version  # shown on the caller's
     assert_cache_fresh(built)
 

@@ -10,7 +10,7 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from roster import selectors, services
+from roster import member_rows, services
 from roster.models import Member
 from tests.roster.builders import emma, force, student
 from tests.roster.test_rolls import ScriptedDice
@@ -141,7 +141,7 @@ def test_an_edit_renders_only_the_edited_members_card(client, owner):
     assert card_renders(client.get(url)) == 7
     assert card_renders(client.get(url)) == 0  # the whole body is kept
     ann = built.members.get(name="Student 3")
-    changed = selectors.member_json(ann) | {"equipment": ["tool-kit"]}
+    changed = member_rows.member_json(ann) | {"equipment": ["tool-kit"]}
     services.update_member(force=ann.force, actor=None, member_id=ann.pk, data=changed)
     page = client.get(url)
     assert card_renders(page) == 1
@@ -176,7 +176,6 @@ def test_a_share_link_never_shows_the_owners_cards(client, owner):
 
 def test_cached_member_cards_follow_every_change(client, django_user_model):
     """The force page caches its member cards; any write to the force shows at once."""
-    from roster import selectors as roster_selectors
     from roster import services as roster_services
     from tests.roster.builders import legal_force
 
@@ -187,7 +186,7 @@ def test_cached_member_cards_follow_every_change(client, django_user_model):
     assert "Tool Kit" not in client.get(url).content.decode()
     assert "Tool Kit" not in client.get(url).content.decode()  # served from the cache
     ann = force.members.get(name="Ann")
-    changed = roster_selectors.member_json(ann) | {"equipment": ["tool-kit"]}
+    changed = member_rows.member_json(ann) | {"equipment": ["tool-kit"]}
     roster_services.update_member(force=ann.force, actor=None, member_id=ann.pk, data=changed)
     assert "Tool Kit" in client.get(url).content.decode()
 
