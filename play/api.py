@@ -8,6 +8,7 @@ in `play.table`. A refusal is a `DomainError` answered in the one error shape.
 from collections.abc import Mapping
 from typing import Any
 
+from django.db.models import prefetch_related_objects
 from django.http import HttpResponseNotModified
 from django.utils.cache import parse_etags, patch_cache_control
 from drf_spectacular.types import OpenApiTypes
@@ -133,9 +134,9 @@ class BattleApiView(GenericAPIView):
 )
 class BattleListView(BattleApiView):
     def get(self, request: Request) -> Response:
-        battles = selectors.battles_for(user=request.user).prefetch_related("sides")
-        page = self.paginate_queryset(battles)
+        page = self.paginate_queryset(selectors.battle_list_for(user=request.user))
         assert page is not None  # the API always paginates lists
+        prefetch_related_objects(page, "sides")
         return self.get_paginated_response(
             [presenters.list_item(b, request.build_absolute_uri) for b in page]
         )

@@ -16,6 +16,7 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.db.models import prefetch_related_objects
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotModified
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -55,7 +56,8 @@ def not_found_is_404(view: Callable[..., HttpResponse]) -> Callable[..., HttpRes
 @login_required
 @require_GET
 def battle_list(request: HttpRequest) -> HttpResponse:
-    battles = selectors.battles_for(user=request.user).prefetch_related("sides")[:50]
+    battles = list(selectors.battle_list_for(user=request.user)[:50])
+    prefetch_related_objects(battles, "sides")
     force_id = request.GET.get("force", "")
     return render(
         request,

@@ -13,15 +13,12 @@ every scan of a large table reads (returned plus filtered out, times its loops) 
 summed and held to the campaign's own rows of that table.
 """
 
-import json
-from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.db import connection
-from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from campaign import selectors, services
@@ -36,6 +33,7 @@ from campaign.models import (
 )
 from roster.models import Member
 from tests.campaign.conftest import freeform_force, make_user
+from tests.query_plans import read_by
 
 pytestmark = [
     pytest.mark.skipif(
@@ -93,35 +91,6 @@ def world() -> Campaign:
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE")
     return measured
-
-
-def rows_read(plan: dict[str, Any]) -> Counter:
-    """{table: rows its scans read} in one EXPLAIN ANALYZE plan."""
-    found: Counter = Counter()
-    relation = plan.get("Relation Name")
-    if relation:
-        per_loop = (
-            plan.get("Actual Rows", 0)
-            + plan.get("Rows Removed by Filter", 0)
-            + plan.get("Rows Removed by Index Recheck", 0)
-        )
-        found[relation] += per_loop * plan.get("Actual Loops", 1)
-    for child in plan.get("Plans", []):
-        found += rows_read(child)
-    return found
-
-
-def read_by(call: Callable[[], Any]) -> Counter:
-    with CaptureQueriesContext(connection) as captured:
-        call()
-    total: Counter = Counter()
-    with connection.cursor() as cursor:
-        for query in captured.captured_queries:
-            cursor.execute("EXPLAIN (ANALYZE, FORMAT JSON) " + query["sql"])
-            (plan,) = cursor.fetchone()
-            plan = plan if isinstance(plan, list) else json.loads(plan)
-            total += rows_read(plan[0]["Plan"])
-    return total
 
 
 READS: dict[str, Callable[[Campaign], Any]] = {

@@ -2,6 +2,7 @@
 R14, R14a), and who may do what."""
 
 import pytest
+from django.contrib.auth.models import AnonymousUser
 
 from campaign import services as campaign_services
 from campaign.models import Battle as CampaignBattle
@@ -367,9 +368,10 @@ def test_only_the_sides_act_and_others_read_by_link(campaign_battle, organiser, 
 
 
 def test_who_sees_which_battle(campaign, campaign_battle, one_off, organiser, alice, bob, eve):
-    """The one rule of who sees a battle (`selectors.battles_for`): its sides' players, its
-    starter, its campaign's organiser and players; read the same way by the list, by one
-    battle and by an idle poll's version check."""
+    """The one rule of who sees a battle (`selectors._ways_to_see`): its sides' players,
+    its starter, its campaign's organiser and players; read the same way by the lookup
+    (`battles_for`), the list (`battle_list_for`, latest first), one battle and an idle
+    poll's version check."""
     carol = make_user("carol")  # in the campaign, with no force in its battle
     campaign_services.join_campaign(user=carol, token=campaign.invite_token)
     seen = {
@@ -383,7 +385,13 @@ def test_who_sees_which_battle(campaign, campaign_battle, one_off, organiser, al
         "carol": {"Rooftop Duel"},
         "eve": set(),
     }
+    assert list(selectors.battles_for(user=AnonymousUser())) == []
+    assert list(selectors.battle_list_for(user=AnonymousUser())) == []
     for user in (organiser, alice, bob, carol, eve):
+        listed = [b.scenario for b in selectors.battle_list_for(user=user)]
+        assert listed == [
+            b.scenario for b in (one_off, campaign_battle) if b.scenario in seen[user.username]
+        ]
         for battle in (campaign_battle, one_off):
             if battle.scenario in seen[user.username]:
                 assert selectors.get_battle(user=user, battle_id=battle.pk) == battle
