@@ -29,6 +29,8 @@ from campaign.models import (
     LedgerEntry,
 )
 from campaign.tallies import TALLIES, recounted
+from play.models import Battle as PlayBattle
+from play.table import new_state
 from roster import selectors
 from roster.engine import evaluate
 from roster.models import Force, Member
@@ -111,6 +113,47 @@ def test_seed_scale_refuses_a_prefix_twice_and_too_few_forces():
         seed(users=5, forces=20, campaigns=1)
     with pytest.raises(CommandError, match="--forces must be at least"):
         seed(prefix="other", forces=5)
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="COPY is PostgreSQL's")
+def test_table_battles_grow_the_site_between_seeded_players():
+    out = io.StringIO()
+    call_command("seed_table_battles", battles=250, batch_size=10, stdout=out)  # chunks of 100
+    assert "Added 250 table battles (250 on the site)" in out.getvalue()
+    players = set(
+        get_user_model().objects.filter(username__startswith="table-").values_list("pk", flat=True)
+    )
+    assert len(players) == 2  # one per 100 battles, at least two
+    battles = list(PlayBattle.objects.order_by("id").prefetch_related("sides"))
+    assert [b.scenario for b in battles] == [f"Table battle {n}" for n in range(1, 251)]
+    assert [b.updated_at for b in battles] == sorted(b.updated_at for b in battles)
+    assert len({b.spectator_token for b in battles}) == 250
+    for battle in battles:
+        sides = list(battle.sides.all())
+        assert [s.position for s in sides] == [0, 1]
+        assert sides[0].player_id != sides[1].player_id
+        assert {s.player_id for s in sides} <= players
+        assert battle.created_by_id == sides[0].player_id
+        assert (battle.status, battle.state, battle.version) == (
+            PlayBattle.Status.ENDED,
+            new_state({}),
+            1,
+        )
+    # Already there: nothing added, under another prefix; the same prefix is refused.
+    out = io.StringIO()
+    call_command("seed_table_battles", battles=250, prefix="again", stdout=out)
+    assert "Added 0 table battles (250 on the site)" in out.getvalue()
+    with pytest.raises(CommandError, match="another --prefix"):
+        call_command("seed_table_battles", battles=300, stdout=io.StringIO())
+    with pytest.raises(CommandError, match="--batch-size must be at least 1"):
+        call_command("seed_table_battles", battles=300, prefix="third", batch_size=0)
+
+
+def test_table_battles_are_copied_in_on_postgresql_alone():
+    if connection.vendor == "postgresql":
+        pytest.skip("the refusal is for other databases")
+    with pytest.raises(CommandError, match="PostgreSQL only"):
+        call_command("seed_table_battles", battles=10, stdout=io.StringIO())
 
 
 @pytest.mark.urls("bench.urls")

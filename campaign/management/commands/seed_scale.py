@@ -29,6 +29,8 @@ Two more modes, each on its own, for the scale benchmark's growth steps:
   battles, their forces and ledger rows go in with COPY from plain tuples (a million
   battles in a few minutes); members' results and the log are left out for these, since
   no page reads another campaign's, and the forces' XP and Resources stay as entered.
+
+`play`'s `seed_table_battles` grows the site's table battles with the same helpers.
 """
 
 import copy
@@ -37,7 +39,7 @@ import json
 import secrets
 import time
 from argparse import ArgumentParser
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import islice
 from typing import Any, TypeVar
@@ -684,6 +686,27 @@ def grow_campaign(campaign: Campaign, to_battles: int, *, batch_size: int = 2000
     return added
 
 
+def copy_in(
+    options: dict[str, Any], mode: str, work: Callable[[Seeder], int], *, out: Any
+) -> tuple[int, float]:
+    """Run a COPY growth mode (`mode`, for messages) in one transaction, under users of its
+    own `--prefix`; returns what `work` added and the seconds it took."""
+    if connection.vendor != "postgresql":
+        raise CommandError(f"{mode} writes with COPY: PostgreSQL only.")
+    prefix = options["prefix"]
+    if get_user_model().objects.filter(username__startswith=f"{prefix}-").exists():
+        raise CommandError(f"Users named '{prefix}-...' exist already; choose another --prefix.")
+    started = time.perf_counter()
+    seeder = Seeder(prefix=prefix, batch_size=options["batch_size"], out=out)
+    with transaction.atomic():
+        with connection.cursor() as cursor:
+            # The rows are made consistent here, and checking each of millions of
+            # foreign keys one by one at COMMIT took most of the time.
+            cursor.execute("SET LOCAL session_replication_role = replica")
+        added = work(seeder)
+    return added, time.perf_counter() - started
+
+
 class Command(BaseCommand):
     help = (
         "Seed many users, forces and campaigns with bulk inserts (for `python -m bench`). "
@@ -747,29 +770,20 @@ class Command(BaseCommand):
         )
 
     def grow_site(self, options: dict[str, Any]) -> None:
-        if connection.vendor != "postgresql":
-            raise CommandError("--site-battles writes with COPY: PostgreSQL only.")
         if options["battles_per_campaign"] < 1:
             raise CommandError("--battles-per-campaign must be at least 1.")
-        prefix = options["prefix"]
-        if get_user_model().objects.filter(username__startswith=f"{prefix}-").exists():
-            raise CommandError(
-                f"Users named '{prefix}-...' exist already; choose another --prefix."
-            )
-        started = time.perf_counter()
-        seeder = Seeder(prefix=prefix, batch_size=options["batch_size"], out=self.stdout)
-        with transaction.atomic():
-            with connection.cursor() as cursor:
-                # The rows are made consistent here, and checking each of millions of
-                # foreign keys one by one at COMMIT took most of the time.
-                cursor.execute("SET LOCAL session_replication_role = replica")
-            added = site_battles(
+        added, seconds = copy_in(
+            options,
+            "--site-battles",
+            lambda seeder: site_battles(
                 seeder, options["site_battles"], per_campaign=options["battles_per_campaign"]
-            )
+            ),
+            out=self.stdout,
+        )
         self.stdout.write(
             self.style.SUCCESS(
                 f"Added {added:,} battles ({Battle.objects.count():,} on the site) "
-                f"in {time.perf_counter() - started:.1f} s."
+                f"in {seconds:.1f} s."
             )
         )
 
