@@ -11,8 +11,9 @@ and misses apart, an edit (its page sends nothing after it), answer sizes); load
 under gunicorn on loopback with wrk pinned away from the server, one URL at a time and
 then many players on their own forces at once (cache miss rate over HTTP); then the
 scale seed, the measured campaign grown to 5,000 battles and the site to a million
-(`manage.py seed_scale`), with the campaign's pages measured after each. The database is
-dropped at the end (`--keep-db` keeps it).
+battles (`manage.py seed_scale`) and a million table battles (`manage.py
+seed_table_battles`), with the campaign's pages and the battle lists measured after each.
+The database is dropped at the end (`--keep-db` keeps it).
 
     python -m bench               the full run (about 15 minutes on 2 cores)
     python -m bench --quick       a short smoke run, written to var/bench-results-quick.md
@@ -45,8 +46,9 @@ PROFILES = BASE_DIR / "var" / "bench-profiles"
 # Targets (issue #14), reported as met or missed, never asserted: every page on a cache
 # miss within 5x the floor, the API detail on a hit within 1.5x, an edit with whatever
 # its page sends after it within 10x (the builder sends nothing: one request), and the
-# campaign's pages flat (within 1.2x, in floors) from 200 to 5,000 battles in the
-# campaign and from the scale seed to a million battles on the site.
+# campaign's pages and the battle lists flat (within 1.2x, in floors) from 200 to 5,000
+# battles in the campaign and from the scale seed to a million battles of each kind on
+# the site.
 PAGE_MISS_TARGET = 5.0
 PAGE_MISS_KEYS = ("force_page_miss", "builder_page", "dashboard", "campaign_list")
 FLOOR_TARGETS = {
@@ -55,13 +57,16 @@ FLOOR_TARGETS = {
     "htmx_edit": 10.0,
 }
 GROWTH_TARGET = 1.2
-# What the growth phases measure again: the floor, the campaign's pages, and a force page
-# and API detail on a miss (they read no campaign rows, a control).
+# What the growth phases measure again: the floor, the campaign's pages, the player's
+# battle lists, and a force page and API detail on a miss (they read no campaign rows, a
+# control).
 GROWTH_KEYS = (
     "floor",
     "dashboard",
     "standings",
     "campaign_list",
+    "battle_list",
+    "battle_list_api",
     "force_page_miss",
     "api_detail_miss",
 )
@@ -516,10 +521,16 @@ def analyse() -> None:
         cursor.execute("VACUUM ANALYZE")
 
 
-def site_battles() -> int:
+def battles_on_site() -> tuple[int, int]:
+    """(recorded campaign battles, battles played at the table) on the site."""
     from campaign.models import Battle
+    from play.models import Battle as TableBattle
 
-    return Battle.objects.count()
+    return Battle.objects.count(), TableBattle.objects.count()
+
+
+def _battles(on_site: tuple[int, int]) -> str:
+    return f"{on_site[0]:,} battles, {on_site[1]:,} at the table"
 
 
 # --- load ----------------------------------------------------------------------------------
@@ -809,20 +820,22 @@ def scale_sections(plan: Plan, chosen, small, world, summary, phases) -> list[st
     from django.core.management import call_command
 
     keys = set(GROWTH_KEYS)
-    steps: list[tuple[str, int, dict[str, Measured]]] = [("small database", site_battles(), {})]
+    steps: list[tuple[str, tuple[int, int], dict[str, Measured]]] = [
+        ("small database", battles_on_site(), {})
+    ]
     steps[0][2].update({k: v for k, v in small.items() if k in keys})
 
-    def seed(what: str, **options) -> float:
+    def seed(what: str, command: str = "seed_scale", **options) -> float:
         say(what)
         started = time.perf_counter()
         with LoadSamplerFor(phases, what):
-            call_command("seed_scale", stdout=_Say(), **options)
+            call_command(command, stdout=_Say(), **options)
             analyse()
         return time.perf_counter() - started
 
     def measure(name: str) -> None:
         with LoadSamplerFor(phases, f"in-process, {name}"):
-            steps.append((name, site_battles(), measure_runs(chosen, plan, keys=keys)))
+            steps.append((name, battles_on_site(), measure_runs(chosen, plan, keys=keys)))
 
     seeded = seed(
         f"scale seed: {plan.users:,} users, {plan.forces:,} forces, {plan.campaigns:,} campaigns",
@@ -843,25 +856,34 @@ def scale_sections(plan: Plan, chosen, small, world, summary, phases) -> list[st
         battles_per_campaign=plan.battles_per_campaign,
         prefix="site",
     )
-    measure(f"site of {plan.site_battles:,} battles")
+    tables = seed(
+        f"grow the site to {plan.site_battles:,} table battles",
+        command="seed_table_battles",
+        battles=plan.site_battles,
+    )
+    measure(f"site of {plan.site_battles:,} battles of each kind")
 
     lines = [
         "## Scale and growth",
         "",
         f"Three steps into the same database after the figures above, each followed by "
-        "`VACUUM ANALYZE` and the in-process runs again for the floor, the campaign's pages "
-        "and, as a control, the force page and API detail on a miss: (1) `manage.py "
+        "`VACUUM ANALYZE` and the in-process runs again for the floor, the campaign's pages, "
+        "the bench player's battle lists and, as a control, the force page and API detail "
+        "on a miss: (1) `manage.py "
         f"seed_scale --users {plan.users} --forces {plan.forces} --campaigns "
         f"{plan.campaigns}` (each campaign 4 players and 10 battles; {seeded:.0f} s); (2) "
         f"`--grow-campaign <the measured campaign> --to-battles {plan.campaign_battles}` "
         f"({grown:.0f} s); (3) `--site-battles {plan.site_battles} --battles-per-campaign "
         f"{plan.battles_per_campaign}`: long campaigns among three forces each, the shape "
-        f"that made the standings read the whole battle table ({site:.0f} s). Figures are "
+        f"that made the standings read the whole battle table ({site:.0f} s), then "
+        f"`manage.py seed_table_battles --battles {plan.site_battles}`: finished table battles "
+        "between other players, two sides each, the rows a battle list once read in full "
+        f"({tables:.0f} s). Figures are "
         "x floor (median of runs), with the median ms after them. The measured campaign "
         "is the bench player's (3 forces, 200 battles until step 2).",
         "",
         "| what | "
-        + " | ".join(f"{name} ({battles:,} battles on the site)" for name, battles, _ in steps)
+        + " | ".join(f"{name} ({_battles(on_site)} on the site)" for name, on_site, _ in steps)
         + " |",
         "| --- | " + " | ".join("---" for _ in steps) + " |",
     ]
@@ -880,7 +902,7 @@ def scale_sections(plan: Plan, chosen, small, world, summary, phases) -> list[st
             continue
         for what, before, after in (
             (f"campaign 200 -> {plan.campaign_battles:,} battles", base, campaign),
-            (f"site {steps[2][1]:,} -> {steps[3][1]:,} battles", campaign, site_step),
+            (f"site {_battles(steps[2][1])} -> {_battles(steps[3][1])}", campaign, site_step),
         ):
             growth = after[key].ratio / before[key].ratio
             mark = verdict(growth <= GROWTH_TARGET)

@@ -201,7 +201,8 @@ def scenarios(client: Client, world: World, document: dict) -> list[Scenario]:
 
 def play_scenarios(client: Client, battle_id: int, csrf: dict[str, str]) -> list[Scenario]:
     """Play mode: a player's action (a plain d12 through the battle screen's form, answered
-    with the state panel) and an idle watcher's poll (If-None-Match: 304, no body)."""
+    with the state panel), an idle watcher's poll (If-None-Match: 304, no body), and the
+    player's list of battles, as a page and from the API."""
     state_url = reverse("play:state", args=[battle_id])
     act_url = reverse("play:act", args=[battle_id])
     htmx = {"HTTP_HX_REQUEST": "true", **csrf}
@@ -219,6 +220,16 @@ def play_scenarios(client: Client, battle_id: int, csrf: dict[str, str]) -> list
             "play: an idle watcher's poll (304)",
             lambda: client.get(state_url, HTTP_IF_NONE_MATCH=seen["etag"], **htmx),
             expect=304,
+        ),
+        Scenario(
+            "battle_list",
+            "play: my battles (the list page)",
+            lambda: client.get(reverse("play:list")),
+        ),
+        Scenario(
+            "battle_list_api",
+            "play API: my battles (list)",
+            lambda: client.get("/api/v1/battles/"),
         ),
     ]
 
