@@ -600,7 +600,7 @@ def site_battles(seeder: "Seeder", total: int, *, per_campaign: int) -> int:
         schedule = battle_schedule(len(forces), n)
         for start in range(0, n, seeder.batch_size * 10):
             chunk = schedule[start : start + seeder.batch_size * 10]
-            battle_ids = _reserve_ids(Battle, len(chunk))
+            battle_ids = reserve_ids(Battle, len(chunk))
             battles, battle_forces, ledger = [], [], []
             for number, battle_id, (first, second, outcome) in zip(
                 range(start, start + len(chunk)), battle_ids, chunk, strict=True
@@ -620,9 +620,9 @@ def site_battles(seeder: "Seeder", total: int, *, per_campaign: int) -> int:
                     reason = f"{seat_outcome.title()}: {scenario} ({played_on.isoformat()})"
                     ledger.append((campaign.pk, cf_id, amount, "battle", reason, battle_id))
                     ledger[-1] += (confirmer, now)
-            _copy_rows(Battle, BATTLE_COLUMNS, battles)
-            _copy_rows(BattleForce, ["battle_id", "campaign_force_id", "outcome"], battle_forces)
-            _copy_rows(LedgerEntry, LEDGER_COLUMNS, ledger)
+            copy_rows(Battle, BATTLE_COLUMNS, battles)
+            copy_rows(BattleForce, ["battle_id", "campaign_force_id", "outcome"], battle_forces)
+            copy_rows(LedgerEntry, LEDGER_COLUMNS, ledger)
             seeder.count("battles", len(chunk))
             seeder.say(f"  battles: {seeder.counts['battles']:,} of {added:,}")
         recount_standings(campaign.forces.all())
@@ -632,7 +632,7 @@ def site_battles(seeder: "Seeder", total: int, *, per_campaign: int) -> int:
     return added
 
 
-def _reserve_ids(model: type[Model], n: int) -> list[int]:
+def reserve_ids(model: type[Model], n: int) -> list[int]:
     """`n` new primary keys from the table's sequence (PostgreSQL)."""
     with connection.cursor() as cursor:
         cursor.execute(
@@ -642,7 +642,7 @@ def _reserve_ids(model: type[Model], n: int) -> list[int]:
         return [pk for (pk,) in cursor.fetchall()]
 
 
-def _copy_rows(model: type[Model], columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
+def copy_rows(model: type[Model], columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
     quote = connection.ops.quote_name
     names = ", ".join(quote(c) for c in columns)
     with connection.cursor() as cursor:

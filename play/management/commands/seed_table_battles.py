@@ -18,10 +18,10 @@ from django.utils import timezone
 
 from campaign.management.commands.seed_scale import (
     Seeder,
-    _copy_rows,
-    _reserve_ids,
     batched,
     copy_in,
+    copy_rows,
+    reserve_ids,
 )
 from play import table
 from play.models import Battle, BattleSide, new_spectator_token
@@ -55,7 +55,7 @@ def table_battles(seeder: Seeder, total: int) -> int:
     done = 0
     for chunk in batched(range(added), seeder.batch_size * 10):
         battles, sides = [], []
-        for number, battle_id in zip(chunk, _reserve_ids(Battle, len(chunk)), strict=True):
+        for number, battle_id in zip(chunk, reserve_ids(Battle, len(chunk)), strict=True):
             first = number % len(players)
             # Another player each time round: an offset of 1 to len - 1, never 0.
             second = (first + 1 + (number // len(players)) % (len(players) - 1)) % len(players)
@@ -65,8 +65,8 @@ def table_battles(seeder: Seeder, total: int) -> int:
             battles.append((battle_id, scenario, ENDED, token, True, 1, state, at, at, creator))
             for position, seat in enumerate((first, second)):
                 sides.append((battle_id, position, players[seat], f"Club {seat + 1}"))
-        _copy_rows(Battle, BATTLE_COLUMNS, battles)
-        _copy_rows(BattleSide, SIDE_COLUMNS, sides)
+        copy_rows(Battle, BATTLE_COLUMNS, battles)
+        copy_rows(BattleSide, SIDE_COLUMNS, sides)
         done += len(chunk)
         seeder.count("table battles", len(chunk))
         seeder.progress("table battles", done, added)
