@@ -52,7 +52,6 @@ def table_battles(seeder: Seeder, total: int) -> int:
     players = seeder.users(max(2, added // BATTLES_PER_PLAYER))
     state = json.dumps(table.new_state({}))  # no figures: they are left out
     now = timezone.now()
-    done = 0
     for chunk in batched(range(added), seeder.batch_size * 10):
         battles, sides = [], []
         for number, battle_id in zip(chunk, reserve_ids(Battle, len(chunk)), strict=True):
@@ -67,9 +66,8 @@ def table_battles(seeder: Seeder, total: int) -> int:
                 sides.append((battle_id, position, players[seat], f"Club {seat + 1}"))
         copy_rows(Battle, BATTLE_COLUMNS, battles)
         copy_rows(BattleSide, SIDE_COLUMNS, sides)
-        done += len(chunk)
         seeder.count("table battles", len(chunk))
-        seeder.progress("table battles", done, added)
+        seeder.progress("table battles", chunk[-1] + 1, added)
     return added
 
 
