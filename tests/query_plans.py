@@ -40,3 +40,18 @@ def read_by(call: Callable[[], Any]) -> Counter:
             plan = plan if isinstance(plan, list) else json.loads(plan)
             total += rows_read(plan[0]["Plan"])
     return total
+
+
+def reads_beyond_own(
+    reads: dict[str, Callable[[], Any]], own: dict[str, int]
+) -> dict[tuple[str, str], tuple[int, int]]:
+    """{(read, table): (rows read, own rows)} for every read that touched more of a table
+    in `own` than a few times its own rows (an index probe per row, say): none, when the
+    reads are bounded by what they show."""
+    over = {}
+    for name, read in reads.items():
+        read_rows = read_by(read)
+        for table, mine in own.items():
+            if read_rows[table] > 3 * mine + 10:
+                over[(name, table)] = (read_rows[table], mine)
+    return over

@@ -20,7 +20,7 @@ from campaign import services as campaign_services
 from play import selectors
 from play.models import Battle, BattleSide
 from tests.conftest import make_user
-from tests.query_plans import read_by
+from tests.query_plans import read_by, reads_beyond_own
 
 pytestmark = [
     pytest.mark.skipif(
@@ -30,7 +30,6 @@ pytestmark = [
 ]
 
 OTHER_BATTLES = 3000  # half one-offs, half in a campaign the viewer is not in
-LARGE = ("play_battle", "play_battleside")
 
 
 @pytest.fixture
@@ -92,12 +91,7 @@ def reads(user, battle: Battle) -> dict[str, Callable[[], Any]]:
 def test_a_player_s_battles_are_read_through_their_own_rows(site, one_off):
     own = own_rows(site)
     assert own == {"play_battle": 2, "play_battleside": 4}
-    over = {}
-    for name, read in reads(site, one_off).items():
-        read_rows = read_by(read)
-        for table in LARGE:
-            if read_rows[table] > 3 * own[table] + 10:
-                over[(name, table)] = (read_rows[table], own[table])
+    over = reads_beyond_own(reads(site, one_off), own)
     assert over == {}, f"reads beyond the player's rows (read, own): {over}"
 
 
