@@ -303,10 +303,12 @@ def _act(
         figures = {
             str(f.pk): f for f in BattleFigure.objects.filter(side__battle=locked).order_by("pk")
         }
-        before = copy.deepcopy(locked.state)
+        # The state as read stays as it was, for the log (undo restores it); the action
+        # changes a copy. No action writes to `t.battle.state` (undo tests would show it).
+        before = locked.state
         t = ActionFrame(
             locked,
-            copy.deepcopy(locked.state),
+            copy.deepcopy(before),
             figures,
             sides,
             rng or _system_dice(),
