@@ -236,31 +236,28 @@ class Measured:
         return f"{r[0]:.2f} / {statistics.median(r):.2f} / {r[-1]:.2f}"
 
 
-def measure_runs(chosen, plan: Plan, *, keys=None, runs=None) -> dict[str, Measured]:
-    """`runs` in-process runs of the chosen scenarios (interleaved rounds each)."""
+def measure_runs(chosen, plan: Plan, world, *, keys=None) -> dict[str, Measured]:
+    """`plan.runs` runs of the chosen scenarios (interleaved rounds each), each run in a
+    process of its own (`inprocess.in_a_fresh_process`)."""
     from bench import inprocess
 
-    picked = [s for s in chosen if keys is None or s.key in keys]
-    results: dict[str, Measured] = {
-        s.key: Measured(s.label, [], [], [], Counter(), 0) for s in picked
-    }
-    for number in range(runs or plan.runs):
-        say(f"  run {number + 1}/{runs or plan.runs}: {len(picked)} scenarios")
-        stats = inprocess.measure(
-            picked,
-            rounds=plan.rounds,
-            per_round=plan.per_round,
-            warmup=plan.warmup,
-            say=lambda _: None,
+    picked = [s.key for s in chosen if keys is None or s.key in keys]
+    results: dict[str, Measured] = {}
+    for number in range(plan.runs):
+        say(f"  run {number + 1}/{plan.runs}: {len(picked)} scenarios, in a fresh process")
+        found = inprocess.in_a_fresh_process(
+            world, picked, rounds=plan.rounds, per_round=plan.per_round, warmup=plan.warmup
         )
-        floor = stats["floor"].median
-        for scenario in picked:
-            m = results[scenario.key]
-            m.samples += scenario.samples
-            m.run_medians.append(stats[scenario.key].median)
-            m.run_ratios.append(stats[scenario.key].median / floor)
-            m.cache.update(scenario.cache)
-            m.size = scenario.size
+        floor = statistics.median(found["floor"].samples)
+        for key in picked:
+            run = found[key]
+            m = results.setdefault(key, Measured(run.label, [], [], [], Counter(), 0))
+            median = statistics.median(run.samples)
+            m.samples += run.samples
+            m.run_medians.append(median)
+            m.run_ratios.append(median / floor)
+            m.cache.update(run.cache)
+            m.size = run.size
     return results
 
 
@@ -381,7 +378,7 @@ def run(args: argparse.Namespace, plan: Plan, output: Path, database_url: str) -
     ]
     say(f"in-process, small database: {len(chosen)} scenarios, {plan.runs} runs")
     with LoadSampler() as load:
-        small = measure_runs(chosen, plan)
+        small = measure_runs(chosen, plan, world)
     phases.append(("in-process, small database", load.summary()))
     samples = plan.rounds * plan.per_round
     skipped = f" Skipped: {', '.join(args.skip)}." if args.skip else ""
@@ -389,8 +386,11 @@ def run(args: argparse.Namespace, plan: Plan, output: Path, database_url: str) -
         "## In-process, small database",
         "",
         f"Django's test client through the full handler and middleware, signed in (session "
-        f"in the database, CSRF checks on): {plan.runs} runs, each of {samples} requests per "
-        f"scenario in {plan.rounds} interleaved rounds after {plan.warmup} warm-up requests; "
+        f"in the database, CSRF checks on): {plan.runs} runs, each in a fresh Python process "
+        "that loads the site as a gunicorn worker does (`dbd_site.wsgi`), because the same "
+        "code measures up to 10% apart from one process to the next; each run "
+        f"{samples} requests per scenario in {plan.rounds} interleaved rounds after "
+        f"{plan.warmup} warm-up requests; "
         f"time around each `client.get/post`. Load average meanwhile: {load.summary()}. "
         "The x floor column is each run's median over that run's floor median (min / "
         "median / max over the runs); the targets use the median. The edit alternates "
@@ -835,7 +835,7 @@ def scale_sections(plan: Plan, chosen, small, world, summary, phases) -> list[st
 
     def measure(name: str) -> None:
         with LoadSamplerFor(phases, f"in-process, {name}"):
-            steps.append((name, battles_on_site(), measure_runs(chosen, plan, keys=keys)))
+            steps.append((name, battles_on_site(), measure_runs(chosen, plan, world, keys=keys)))
 
     seeded = seed(
         f"scale seed: {plan.users:,} users, {plan.forces:,} forces, {plan.campaigns:,} campaigns",

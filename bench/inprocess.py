@@ -6,12 +6,17 @@ so a slow moment of the machine lands on all of them alike and ratios to the flo
 measured in the same rounds, cancel it.
 """
 
+import dataclasses
 import itertools
 import json
+import secrets
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -114,7 +119,10 @@ def scenarios(client: Client, world: World, document: dict) -> list[Scenario]:
         added["flag"] = not added["flag"]
         return response
 
-    renames = itertools.count(1)
+    # Unique to this process too: a run in a fresh process (`in_a_fresh_process`) must
+    # not give the member a name an earlier run's process gave it.
+    process = secrets.token_hex(4)
+    renames = (f"{process} {n}" for n in itertools.count(1))
 
     def edit_to_a_new_state() -> None:
         """The edit before a cache-miss view: the member gets a name it never had, so the
@@ -289,3 +297,44 @@ def profile(chosen: list[Scenario], *, requests: int, directory: Path) -> list[P
         html.write_text(profiler.output_html())
         written += [text, html]
     return written
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    """One scenario's part of a run in a process of its own."""
+
+    label: str
+    samples: list[float]  # milliseconds
+    cache: Counter  # (kind, hit/miss) while timed
+    size: int
+
+
+def in_a_fresh_process(
+    world: World, keys: Sequence[str], *, rounds: int, per_round: int, warmup: int
+) -> dict[str, Run]:
+    """`measure` the scenarios named by `keys` once, in a new Python process that loads
+    the site as a gunicorn worker does (`bench.one_run`). The same code measures up to
+    10% apart from one process to the next (bench/findings.md), so each of a phase's
+    runs gets its own process and the runs' spread shows that too."""
+    order = {
+        "world": dataclasses.asdict(world),
+        "keys": list(keys),
+        "rounds": rounds,
+        "per_round": per_round,
+        "warmup": warmup,
+    }
+    with tempfile.TemporaryDirectory(prefix="dbd-bench-run-") as directory:
+        order_path, answer_path = Path(directory) / "order.json", Path(directory) / "answer.json"
+        order_path.write_text(json.dumps(order))
+        command = [sys.executable, "-m", "bench.one_run", str(order_path), str(answer_path)]
+        subprocess.run(command, check=True, cwd=Path(__file__).resolve().parent.parent)
+        answer = json.loads(answer_path.read_text())
+    return {
+        key: Run(
+            found["label"],
+            found["samples"],
+            Counter({(kind, outcome): n for kind, outcome, n in found["cache"]}),
+            found["size"],
+        )
+        for key, found in answer.items()
+    }

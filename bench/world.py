@@ -110,6 +110,12 @@ class World:
     players: tuple[Player, ...]  # the load test's players, the bench player first
     live_battle_id: int = 0  # a battle being played (play mode), the bench player's side first
 
+    @classmethod
+    def from_dict(cls, data: dict) -> "World":
+        """The world `dataclasses.asdict` wrote (to a process of its own, `bench.one_run`)."""
+        players = tuple(Player(**player) for player in data["players"])
+        return cls(**(data | {"players": players}))
+
 
 BATTLES = 200
 PENDING = 3

@@ -268,6 +268,26 @@ def test_the_counting_cache_counts_what_it_knows_and_keeps_the_rest():
     }
 
 
+def test_the_world_reaches_a_run_in_its_own_process_whole():
+    """`bench.one_run` gets the world as JSON (`inprocess.in_a_fresh_process`)."""
+    import dataclasses
+    import json
+
+    from bench.world import Player, World
+
+    world = World(
+        user_id=1,
+        force_id=2,
+        member_id=3,
+        member_equipment=4,
+        campaign_id=5,
+        battles=200,
+        players=(Player(1, 2, 3, 4), Player(6, 7, 8, 9)),
+        live_battle_id=10,
+    )
+    assert World.from_dict(json.loads(json.dumps(dataclasses.asdict(world)))) == world
+
+
 def test_the_players_load_script_gives_each_connection_its_own_player():
     from bench.load import MIXED_ROUND, mixed_script
 
