@@ -388,7 +388,7 @@ def run(args: argparse.Namespace, plan: Plan, output: Path, database_url: str) -
         f"Django's test client through the full handler and middleware, signed in (session "
         f"in the database, CSRF checks on): {plan.runs} runs, each in a fresh Python process "
         "that loads the site as a gunicorn worker does (`dbd_site.wsgi`), because the same "
-        "code measures up to 10% apart from one process to the next; each run "
+        "code can measure as much as 20% apart from one process to the next; each run "
         f"{samples} requests per scenario in {plan.rounds} interleaved rounds after "
         f"{plan.warmup} warm-up requests; "
         f"time around each `client.get/post`. Load average meanwhile: {load.summary()}. "

@@ -313,9 +313,9 @@ def in_a_fresh_process(
     world: World, keys: Sequence[str], *, rounds: int, per_round: int, warmup: int
 ) -> dict[str, Run]:
     """`measure` the scenarios named by `keys` once, in a new Python process that loads
-    the site as a gunicorn worker does (`bench.one_run`). The same code measures up to
-    10% apart from one process to the next (bench/findings.md), so each of a phase's
-    runs gets its own process and the runs' spread shows that too."""
+    the site as a gunicorn worker does (`bench.one_run`). The same code can measure as
+    much as 20% apart from one process to the next (bench/findings.md), so each of a
+    phase's runs gets its own process and the runs' spread shows that too."""
     order = {
         "world": dataclasses.asdict(world),
         "keys": list(keys),
