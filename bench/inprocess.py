@@ -309,6 +309,20 @@ class Run:
     size: int
 
 
+def answer_of(chosen: Sequence[Scenario]) -> dict[str, dict]:
+    """A run's measurements as JSON data: what `bench.one_run` writes and
+    `in_a_fresh_process` reads back as `Run`s."""
+    return {
+        s.key: {
+            "label": s.label,
+            "samples": s.samples,
+            "cache": [[kind, outcome, n] for (kind, outcome), n in s.cache.items()],
+            "size": s.size,
+        }
+        for s in chosen
+    }
+
+
 def in_a_fresh_process(
     world: World, keys: Sequence[str], *, rounds: int, per_round: int, warmup: int
 ) -> dict[str, Run]:

@@ -30,16 +30,7 @@ def main(order_path: str, answer_path: str) -> None:
         warmup=order["warmup"],
         say=lambda _: None,
     )
-    answer = {
-        s.key: {
-            "label": s.label,
-            "samples": s.samples,
-            "cache": [[kind, outcome, n] for (kind, outcome), n in s.cache.items()],
-            "size": s.size,
-        }
-        for s in chosen
-    }
-    Path(answer_path).write_text(json.dumps(answer))
+    Path(answer_path).write_text(json.dumps(inprocess.answer_of(chosen)))
 
 
 if __name__ == "__main__":
