@@ -214,7 +214,6 @@ class Measured:
 
     label: str
     samples: list[float]  # every timed request, ms
-    run_medians: list[float]  # each run's median, ms
     run_ratios: list[float]  # each run's median over that run's floor median
     cache: Counter
     size: int
@@ -251,11 +250,9 @@ def measure_runs(chosen, plan: Plan, world, *, keys=None) -> dict[str, Measured]
         floor = statistics.median(found["floor"].samples)
         for key in picked:
             run = found[key]
-            m = results.setdefault(key, Measured(run.label, [], [], [], Counter(), 0))
-            median = statistics.median(run.samples)
+            m = results.setdefault(key, Measured(run.label, [], [], Counter(), 0))
             m.samples += run.samples
-            m.run_medians.append(median)
-            m.run_ratios.append(median / floor)
+            m.run_ratios.append(statistics.median(run.samples) / floor)
             m.cache.update(run.cache)
             m.size = run.size
     return results
