@@ -217,6 +217,7 @@ class Measured:
     run_ratios: list[float]  # each run's median over that run's floor median
     cache: Counter
     size: int
+    queries: set[int]  # SQL statements a request sent, one count per run
 
     @property
     def median(self) -> float:
@@ -250,11 +251,12 @@ def measure_runs(chosen, plan: Plan, world, *, keys=None) -> dict[str, Measured]
         floor = statistics.median(found["floor"].samples)
         for key in picked:
             run = found[key]
-            m = results.setdefault(key, Measured(run.label, [], [], Counter(), 0))
+            m = results.setdefault(key, Measured(run.label, [], [], Counter(), 0, set()))
             m.samples += run.samples
             m.run_ratios.append(statistics.median(run.samples) / floor)
             m.cache.update(run.cache)
             m.size = run.size
+            m.queries.add(run.queries)
     return results
 
 
@@ -265,11 +267,26 @@ def cache_cell(m: Measured, key: str) -> str:
     return f"{m.cache[(kind, 'hit')]} / {m.cache[(kind, 'miss')]}"
 
 
+def queries_cell(m: Measured, results: dict[str, Measured]) -> str:
+    """How many statements a request sent and, in brackets, the least that many cost in
+    floors: the floor, plus what one more query cost (`floor_one_read` over the floor) for
+    each statement beyond the floor's own."""
+    fewest, most = min(m.queries), max(m.queries)
+    count = str(fewest) if fewest == most else f"{fewest}-{most}"
+    if "floor" not in results or "floor_one_read" not in results:
+        return count
+    one_query = results["floor_one_read"].ratio - results["floor"].ratio
+    if one_query <= 0:  # the two too close to tell apart in this run
+        return count
+    least = 1 + max(0, fewest - min(results["floor"].queries)) * one_query
+    return f"{count} ({least:.1f}x)"
+
+
 def inprocess_table(results: dict[str, Measured], summary: list) -> list[str]:
     lines = [
         "| what | median (ms) | p10-p90 (ms) | x floor, min / median / max of runs | "
-        "cache hits / misses | answer (KB) | target | |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+        "queries (least x floor) | cache hits / misses | answer (KB) | target | |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for key, m in results.items():
         target = FLOOR_TARGETS.get(key)
@@ -280,7 +297,8 @@ def inprocess_table(results: dict[str, Measured], summary: list) -> list[str]:
             summary.append((f"{m.label} <= {target:g}x floor", f"{m.ratio:.2f}x", mark))
         lines.append(
             f"| {m.label} | {m.median:.2f} | {m.spread()} | {m.ratios()} | "
-            f"{cache_cell(m, key)} | {m.size / 1024:.1f} | {goal} | {mark} |"
+            f"{queries_cell(m, results)} | {cache_cell(m, key)} | {m.size / 1024:.1f} | "
+            f"{goal} | {mark} |"
         )
     return lines
 
@@ -401,7 +419,12 @@ def run(args: argparse.Namespace, plan: Plan, output: Path, database_url: str) -
         "after an edit: the edited member gets a name it never had, so nothing of the new "
         "state is kept (the force page renders that member's card and keeps the other "
         "six); cache hits / misses are counted by `bench.cache` during the timed requests "
-        "(the force page's member cards are in the mixed load's table below). Answer: "
+        "(the force page's member cards are in the mixed load's table below). Queries: "
+        "the SQL statements one request sends, counted on an untimed request of its own "
+        "after the warm-up; in brackets, the least that many cost in floors, the floor "
+        "plus, for each statement beyond the floor's own, what one more query costs (the "
+        "'floor and one more query' row less the floor: the narrowest read a page makes, "
+        "so most of a page's queries cost more). Answer: "
         f"the last body's size.{skipped}",
         "",
         *inprocess_table(small, summary),
@@ -440,7 +463,8 @@ def run(args: argparse.Namespace, plan: Plan, output: Path, database_url: str) -
         "SECRET_KEY, the `dbd_bench` PostgreSQL database (made and dropped by the run), "
         "Django's ManifestStaticFilesStorage (collectstatic into a temporary directory), API "
         "throttle rates no run reaches (counted per second, so a throttle's history stays "
-        "as short as a player's), `/bench/floor/` added to the URLs, and the site's cache "
+        "as short as a player's), `/bench/floor/` and `/bench/floor/one-read/<force>/` "
+        "added to the URLs, and the site's cache "
         "as deployed (`REDIS_URL`: Redis, on the bench's own database "
         f"`{os.environ['REDIS_URL']}`, emptied before and after) behind a counter of hits "
         "and misses (`bench.cache`).",

@@ -38,6 +38,7 @@ class Scenario:
     samples: list[float] = field(default_factory=list)  # milliseconds
     cache: Counter = field(default_factory=Counter)  # (kind, hit/miss) while timed
     size: int = 0  # bytes of the last answer's body
+    queries: int = 0  # SQL statements one request sends (`count_queries`)
 
     def call(self) -> HttpResponse:
         response = self.request()
@@ -143,6 +144,11 @@ def scenarios(client: Client, world: World, document: dict) -> list[Scenario]:
     standings = f"/api/v1/campaigns/{world.campaign_id}/standings/"
     found = [
         Scenario("floor", "floor (tiny template, signed in)", lambda: client.get("/bench/floor/")),
+        Scenario(
+            "floor_one_read",
+            "floor and one more query (a force's version by its key)",
+            lambda: client.get(reverse("bench-floor-one-read", args=[player.force_id])),
+        ),
         Scenario(
             "force_page",
             "force page, cache hit (7 busy members)",
@@ -259,6 +265,7 @@ def measure(
             if scenario.prepare is not None:
                 scenario.prepare()
             scenario.call()
+        scenario.queries = count_queries(scenario)
     for number in range(rounds):
         for scenario in chosen:
             for _ in range(per_round):
@@ -272,6 +279,25 @@ def measure(
         if (number + 1) % max(1, rounds // 4) == 0:
             say(f"  round {number + 1}/{rounds}")
     return {s.key: Stats.of(s.samples) for s in chosen}
+
+
+def count_queries(scenario: Scenario) -> int:
+    """The SQL statements one request of the scenario sends, counted on a request of its
+    own (untimed, after its untimed preparation), so the timed ones carry no counter."""
+    from django.db import connection
+
+    sent = 0
+
+    def counted(execute, sql, params, many, context):
+        nonlocal sent
+        sent += 1
+        return execute(sql, params, many, context)
+
+    if scenario.prepare is not None:
+        scenario.prepare()
+    with connection.execute_wrapper(counted):
+        scenario.call()
+    return sent
 
 
 def profile(chosen: list[Scenario], *, requests: int, directory: Path) -> list[Path]:
@@ -307,6 +333,7 @@ class Run:
     samples: list[float]  # milliseconds
     cache: Counter  # (kind, hit/miss) while timed
     size: int
+    queries: int
 
 
 def answer_of(chosen: Sequence[Scenario]) -> dict[str, dict]:
@@ -318,6 +345,7 @@ def answer_of(chosen: Sequence[Scenario]) -> dict[str, dict]:
             "samples": s.samples,
             "cache": [[kind, outcome, n] for (kind, outcome), n in s.cache.items()],
             "size": s.size,
+            "queries": s.queries,
         }
         for s in chosen
     }
@@ -349,6 +377,7 @@ def in_a_fresh_process(
             found["samples"],
             Counter({(kind, outcome): n for kind, outcome, n in found["cache"]}),
             found["size"],
+            found["queries"],
         )
         for key, found in answer.items()
     }

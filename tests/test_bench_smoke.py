@@ -16,7 +16,9 @@ from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 from django.db import connection
 from django.db.models import Sum
+from django.urls import reverse
 
+from bench.inprocess import Scenario, count_queries
 from campaign.management.commands.seed_scale import template_documents
 from campaign.models import (
     Battle,
@@ -165,6 +167,39 @@ def test_the_floor_answers_a_signed_in_user(client):
     response = client.get("/bench/floor/")
     assert response.status_code == 200
     assert "Signed in as floor." in response.content.decode()
+
+
+@pytest.mark.urls("bench.urls")
+def test_the_floor_with_one_read_reads_the_players_own_force_alone(client):
+    player = get_user_model().objects.create_user("floor", password="pw-floor-1234")
+    other = get_user_model().objects.create_user("other", password="pw-other-1234")
+    mine = Force.objects.create(owner=player, name="Mine", resources=50)
+    theirs = Force.objects.create(owner=other, name="Theirs", resources=50)
+    url = reverse("bench-floor-one-read", args=[mine.pk])
+    assert client.get(url).status_code == 302  # signed out: to the login page
+    client.force_login(player)
+    response = client.get(url)
+    assert response.status_code == 200
+    assert "Signed in as floor." in response.content.decode()
+    assert client.get(reverse("bench-floor-one-read", args=[theirs.pk])).status_code == 404
+
+
+@pytest.mark.urls("bench.urls")
+def test_a_scenario_counts_the_queries_of_one_request(client):
+    """`count_queries`: the floor with one read sends one statement more than the floor,
+    counted on requests of their own."""
+    player = get_user_model().objects.create_user("floor", password="pw-floor-1234")
+    force = Force.objects.create(owner=player, name="Mine", resources=50)
+    client.force_login(player)
+    url = reverse("bench-floor-one-read", args=[force.pk])
+    floor = Scenario("floor", "floor", lambda: client.get("/bench/floor/"))
+    one_read = Scenario("one", "one read", lambda: client.get(url))
+    prepared = []
+    one_read.prepare = lambda: prepared.append(client.get("/bench/floor/"))
+    floor_queries = count_queries(floor)
+    assert floor_queries >= 1  # the session, at least
+    assert count_queries(one_read) == floor_queries + 1
+    assert len(prepared) == 1  # prepared once, outside the count
 
 
 def test_the_bench_settings_load():
