@@ -391,3 +391,14 @@ def test_profile_without_pyinstrument_is_refused_before_the_run(monkeypatch, cap
     assert refused.value.code == 2
     assert "--profile needs pyinstrument" in capsys.readouterr().err
     assert not parse([]).profile
+
+
+def test_a_figure_never_reads_as_its_target_when_it_is_not():
+    from bench.__main__ import against
+
+    assert against(5.004, 5.0) == "5.004"  # missed: written so, not as 5.00
+    assert against(4.996, 5.0) == "4.996"  # met: not as 5.00 either
+    assert against(5.0, 5.0) == "5.00"
+    assert against(1.20004, 1.2) == "1.20004"
+    assert against(9.153, 5.0) == "9.15"
+    assert against(5.004, None) == "5.00"  # no target: two decimals
