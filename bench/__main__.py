@@ -276,19 +276,26 @@ def cache_cell(m: Measured, key: str) -> str:
     return f"{m.cache[(kind, 'hit')]} / {m.cache[(kind, 'miss')]}"
 
 
-def queries_cell(m: Measured, results: dict[str, Measured]) -> str:
+def one_query(results: dict[str, Measured]) -> tuple[int, float] | None:
+    """The floor's statements and what one more query costs in floors (`floor_one_read`
+    over the floor), or None where the run cannot tell."""
+    if "floor" not in results or "floor_one_read" not in results:
+        return None
+    cost = results["floor_one_read"].ratio - results["floor"].ratio
+    if cost <= 0:  # the two too close to tell apart in this run
+        return None
+    return min(results["floor"].queries), cost
+
+
+def queries_cell(m: Measured, per_query: tuple[int, float] | None) -> str:
     """How many statements a request sent and, in brackets, the least that many cost in
-    floors: the floor, plus what one more query cost (`floor_one_read` over the floor) for
-    each statement beyond the floor's own."""
+    floors: the floor, plus one more query's cost for each statement beyond the floor's."""
     fewest, most = min(m.queries), max(m.queries)
     count = str(fewest) if fewest == most else f"{fewest}-{most}"
-    if "floor" not in results or "floor_one_read" not in results:
+    if per_query is None:
         return count
-    one_query = results["floor_one_read"].ratio - results["floor"].ratio
-    if one_query <= 0:  # the two too close to tell apart in this run
-        return count
-    least = 1 + max(0, fewest - min(results["floor"].queries)) * one_query
-    return f"{count} ({least:.1f}x)"
+    floor_queries, cost = per_query
+    return f"{count} ({1 + max(0, fewest - floor_queries) * cost:.1f}x)"
 
 
 def inprocess_table(results: dict[str, Measured], summary: list) -> list[str]:
@@ -297,6 +304,7 @@ def inprocess_table(results: dict[str, Measured], summary: list) -> list[str]:
         "queries (least x floor) | cache hits / misses | answer (KB) | target | |",
         "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
+    per_query = one_query(results)
     for key, m in results.items():
         target = FLOOR_TARGETS.get(key)
         goal = mark = ""
@@ -308,7 +316,7 @@ def inprocess_table(results: dict[str, Measured], summary: list) -> list[str]:
             )
         lines.append(
             f"| {m.label} | {m.median:.2f} | {m.spread()} | {m.ratios(target)} | "
-            f"{queries_cell(m, results)} | {cache_cell(m, key)} | {m.size / 1024:.1f} | "
+            f"{queries_cell(m, per_query)} | {cache_cell(m, key)} | {m.size / 1024:.1f} | "
             f"{goal} | {mark} |"
         )
     return lines
