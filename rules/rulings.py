@@ -1,7 +1,7 @@
 """Plain-words explanations of the binding rulings, for the rules-notes page.
 
 Each ruling keeps the id it has in RULINGS.md (R1..R18, the amendments R5a..R18a
-placed right after the ruling they refine, and the table rulings P1..P6), so code,
+placed right after the ruling they refine, and the table rulings P1..P9), so code,
 error messages and tests can link to `/rules/notes/#r6`, `#r17a`, `#p3` and the like.
 """
 
@@ -297,6 +297,36 @@ AT_THE_TABLE = (
         "Once the battle is over, its log fills in the record of R14: who fought, who ended "
         "Unconscious or Out of Action, and which figure took which out. The players then add "
         "the objectives and the result themselves.",
+    ),
+    Ruling(
+        "P7",
+        "Attacks made by spells",
+        "When a spell's outcome calls for a ranged attack, the caster rolls it like any "
+        "ranged attack: a d12 plus RA plus the outcome's Acc, against the target's DF at "
+        "range, with the situation the player ticked. Several ROF means several dice at the "
+        "same target, and a spell that ignores cover drops the obscured penalties. Range, "
+        "radius, line of sight and any push are for the players to judge. The attacks are "
+        "gone once the caster's activation ends or another spell is cast.",
+    ),
+    Ruling(
+        "P8",
+        "How long effects last",
+        "An effect that runs until a figure's next activation counts from the activation in "
+        "which it was placed: a figure that places it on itself keeps it while the other "
+        "side acts and loses it in its own next activation, as the spell says. An item "
+        "thrown away to pass a test helps no further. A student who keeps going on "
+        "Determination is taken Out of Action when that activation is over. A re-roll from "
+        "Invigorate or Eagle Eye rolls a second die; both dice go in the log, the better one "
+        "counts, and the marker is used up.",
+    ),
+    Ruling(
+        "P9",
+        "Each player runs their own side",
+        "Players act, and take back actions, only for the figures on their own side. Choices "
+        "that belong to the defender, such as moving damage with Friendship or dodging for "
+        "cover, wait in the battle until that player answers or lets them pass; the other "
+        "side carrying on does not cancel them. Someone playing more than one side may act "
+        "for each of them.",
     ),
 )
 

@@ -247,7 +247,7 @@ def test_rulings_module_covers_every_ruling_in_rulings_md():
 
 
 AMENDMENTS = {"R5a", "R14a", "R14b", "R14c", "R15a", "R17a", "R18a"}
-TABLE_RULINGS = {f"P{n}" for n in range(1, 7)}
+TABLE_RULINGS = {f"P{n}" for n in range(1, 10)}
 
 
 def test_rulings_md_defines_the_amendments_and_the_table_rulings():
@@ -264,7 +264,7 @@ def test_each_amendment_follows_the_ruling_it_refines():
 
 def test_the_table_rulings_have_a_section_of_their_own():
     table = [s for s in SECTIONS if {r.id for r in s.rulings} == TABLE_RULINGS]
-    assert [[r.id for r in s.rulings] for s in table] == [[f"P{n}" for n in range(1, 7)]]
+    assert [[r.id for r in s.rulings] for s in table] == [[f"P{n}" for n in range(1, 10)]]
 
 
 def test_explanations_are_in_the_sites_own_words():
