@@ -305,8 +305,8 @@ AT_THE_TABLE = (
         "ranged attack: a d12 plus RA plus the outcome's Acc, against the target's DF at "
         "range, with the situation the player ticked. Several ROF means several dice at the "
         "same target, and a spell that ignores cover drops the obscured penalties. Range, "
-        "radius, line of sight and any push are for the players to judge. The attacks are "
-        "gone once the caster's activation ends or another spell is cast.",
+        "radius, line of sight and any push are for the players to judge. Attacks still "
+        "unrolled lapse when the caster finishes activating or casts again.",
     ),
     Ruling(
         "P8",
