@@ -26,6 +26,7 @@ from rest_framework.exceptions import ValidationError
 
 from campaign import selectors as campaign_selectors
 from campaign.models import CampaignForce
+from dbd_site.compression import shows_secret
 from dbd_site.errors import DomainError, Invalid, NotFound
 from dbd_site.inputs import is_whole_number, whole_number
 from dbd_site.rendering import is_htmx, render_page
@@ -166,6 +167,8 @@ def _screen_context(
     }
     if context["may_act"]:
         context["spell_attack"] = presenters.spell_attack_form(view, None)
+    if watching:
+        shows_secret(request)  # the spectator link, in `state_url`
     if not forms:
         return context
     catalogue = get_catalogue()
@@ -192,6 +195,7 @@ def _screen_context(
 
 def _screen(request: HttpRequest, battle: Battle, **kw: Any) -> HttpResponse:
     context = _screen_context(request, battle, **kw)
+    shows_secret(request)  # the whole screen has the spectator link
     response = render_page(request, "play/battle.html", context)
     patch_cache_control(response, private=True, no_cache=True)
     return response
@@ -313,6 +317,8 @@ def odds(request: HttpRequest, battle_id: int) -> HttpResponse:
     context = _screen_context(
         request, battle, may_act=selectors.may_act(battle=battle, user=request.user)
     )
+    if not is_htmx(request):
+        shows_secret(request)  # the whole screen has the spectator link
     return render_page(request, "play/battle.html", context, partial="attack")
 
 
