@@ -182,6 +182,12 @@ def test_the_battle_poll_stays_a_bodyless_304_and_its_change_comes_compressed(wo
     assert (idle.status_code, idle.content) == (304, b"")
     assert idle["ETag"] == first["ETag"]
     assert "accept-encoding" in varies_on(idle)
+    assert idle["Cache-Control"] == first["Cache-Control"] == "private, no-cache"
+    # Sent to every watching phone many times a minute: without a document's guards,
+    # which the 200 carries (a cache keeps them from it; a 304 never removes one).
+    for guard in ("Content-Security-Policy", "X-Frame-Options"):
+        assert guard in first
+        assert guard not in idle
     acted = owner.post(
         reverse("play:act", args=[battle]), {"type": "roll", "count": "1"}, **HTMX, **GZIP
     )
