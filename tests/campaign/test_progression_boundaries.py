@@ -16,6 +16,7 @@ from campaign.progression import (
     MAX_SETTING,
     HouseRules,
     InvalidHouseRules,
+    Record,
 )
 
 DEFAULT = HouseRules()
@@ -277,3 +278,38 @@ def test_every_setting_has_a_label_and_the_flags_are_not_numbers():
         "level_thresholds": [0, 3, 7, 12, 18, 25, 33, 42, 52, 63],
         "entered_rolls_allowed": True,
     }
+
+
+# --- standings: points, then wins, then name -------------------------------------------------
+
+
+def test_on_equal_points_more_wins_rank_first_whatever_the_names():
+    rows = [
+        Record("a", "Alpha", won=1, drawn=3),  # 6 points, 1 win
+        Record("b", "Bravo", won=2),  # 6 points, 2 wins
+        Record("c", "Charlie", drawn=6),  # 6 points, no win
+    ]
+    assert [(s.key, s.points, s.won) for s in progression.standings(rows, DEFAULT)] == [
+        ("b", 6, 2),
+        ("a", 6, 1),
+        ("c", 6, 0),
+    ]
+
+
+def test_on_equal_points_and_wins_names_rank_alphabetically_whatever_their_case():
+    rows = [
+        Record(i, name, won=1) for i, name in enumerate(["Charlie", "bravo", "alpha", "Alpha"])
+    ]
+    assert [s.name for s in progression.standings(rows, DEFAULT)] == [
+        "Alpha",  # the same name but for case: capital first, so the order is stable
+        "alpha",
+        "bravo",
+        "Charlie",
+    ]
+
+
+def test_a_standing_counts_every_result_played():
+    (standing,) = progression.standings([Record("x", "X", won=2, drawn=3, lost=4)], DEFAULT)
+    assert standing == progression.Standing(
+        key="x", name="X", played=9, won=2, drawn=3, lost=4, points=2 * 3 + 3 * 1 + 4 * 0
+    )
