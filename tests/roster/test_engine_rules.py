@@ -5,6 +5,7 @@ Every test asserts the engine's whole answer (all errors and warnings) on both s
 the boundary it is about.
 """
 
+import json
 import random
 from dataclasses import replace
 
@@ -146,3 +147,39 @@ def test_a_variant_equal_to_the_original_is_the_original(catalogue):
     same = replace(member, equipment=tuple(member.equipment))
     what_if = MemberWhatIf(member, catalogue, resources=7)
     assert what_if.evaluate(same).as_dict() == what_if.evaluate().as_dict()
+
+
+# --- what the engine answers for what is not a document ----------------------------------------
+
+
+def test_a_value_that_is_not_a_document_gets_its_shape_problems_and_nothing_else(catalogue):
+    evaluation = evaluate({"format": "dbd-roster/1", "name": "Nameless"}, catalogue)
+    assert evaluation.as_dict() == {
+        "valid": False,
+        "rules_version": "dbd-core-1",
+        "resources": None,
+        "total_cost": 0,
+        "remaining": None,
+        "errors": [],
+        "warnings": [],
+        "members": [],
+    }
+    assert evaluation.malformed == [
+        Problem("/resources", "missing-key", "'resources' is required here."),
+        Problem("/members", "missing-key", "'members' is required here."),
+    ]
+
+
+def test_a_document_read_from_json_text_is_judged_as_the_same_document_in_python(catalogue):
+    """The API and imports hand the engine decoded JSON: its strings are new objects, so
+    every comparison must be by value (R10 counts students and mentors by role)."""
+    mentor = student("Max", role="mentor")
+    document = force(emma(), student("Ann"), student("Ben"), student("Cat"), mentor)
+    from_text = json.loads(json.dumps(document))
+    assert evaluate(from_text, catalogue).as_dict() == evaluate(document, catalogue).as_dict()
+    assert found(evaluate(from_text, catalogue).errors) == []
+    two_mentors = json.loads(json.dumps({**document, "members": [*document["members"], mentor]}))
+    assert found(evaluate(two_mentors, catalogue).errors) == [
+        ("/members/5/role", "too-many-mentors"),
+        ("/members", "duplicate-name"),
+    ]
