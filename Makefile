@@ -4,7 +4,7 @@
 #   make test         the whole suite: test-fast, then test-browser
 #   make test-fast    everything but the browser tests (pytest -m "not browser", parallel)
 #   make test-browser the browser tests in Debian's chromium (installed if missing)
-#   make lint         ruff check + ruff format --check + mypy (strict, the pure modules)
+#   make lint         ruff, the import contracts (lint-imports) and mypy
 #   make mutation     the pure modules' mutation scores (sampled, seeded; docs/mutation.md)
 #   make format       ruff fix + ruff format
 #   make bench        the benchmarks on PostgreSQL, gunicorn and wrk (installed if missing)
@@ -93,6 +93,7 @@ $(CHROMIUM):
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
 	$(BIN)/mypy
 
 format: $(STAMP)
@@ -127,5 +128,5 @@ $(WRK):
 
 clean:
 	rm -rf $(VENV) staticfiles build *.egg-info test-results .pytest_cache .ruff_cache \
-		.mypy_cache .hypothesis .benchmarks
+		.mypy_cache .import_linter_cache .hypothesis .benchmarks
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
