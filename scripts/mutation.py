@@ -61,7 +61,8 @@ MODULES: dict[str, list[str]] = {
         "tests/roster/test_options.py",
         "tests/roster/test_rolls.py",
     ],
-    "play/table.py": ["tests/play/test_table.py", "tests/play/test_table_outcomes.py"],
+    # A package: its files' mutants are drawn as one sample.
+    "play/table": ["tests/play/test_table.py", "tests/play/test_table_outcomes.py"],
 }
 
 # Operators whose mutants are noise here: `|` in type hints and `isinstance` turned into
@@ -182,7 +183,6 @@ def measure(module: str, *, seed: int, sample: int, workdir: Path) -> tuple[int,
     if not run_tests(workdir, tests):
         sys.exit(f"{module}: the tests fail before any mutation; fix them first.")
 
-    source = (workdir / module).read_text().splitlines()
     killed = total = 0
     survivors = []
     with use_db(str(session), WorkDB.Mode.open) as db:
@@ -190,7 +190,8 @@ def measure(module: str, *, seed: int, sample: int, workdir: Path) -> tuple[int,
         for item in sorted(db.pending_work_items, key=place):
             (mutation,) = item.mutations
             operator = get_operator(mutation.operator_name)(**mutation.operator_args)
-            with use_mutation(workdir / module, operator, mutation.occurrence) as (_, mutated):
+            path = workdir / mutation.module_path
+            with use_mutation(path, operator, mutation.occurrence) as (original, mutated):
                 if mutated is None:
                     db.set_result(item.job_id, WorkResult(worker_outcome=WorkerOutcome.NO_TEST))
                     continue
@@ -203,8 +204,9 @@ def measure(module: str, *, seed: int, sample: int, workdir: Path) -> tuple[int,
             if passed:
                 line = mutation.start_pos[0]
                 survivors.append(
-                    f"  {module}:{line} {mutation.operator_name} #{mutation.occurrence}"
-                    f" in {mutation.definition_name}: {source[line - 1].strip()}"
+                    f"  {mutation.module_path}:{line} {mutation.operator_name}"
+                    f" #{mutation.occurrence} in {mutation.definition_name}:"
+                    f" {original.splitlines()[line - 1].strip()}"
                 )
             else:
                 killed += 1
