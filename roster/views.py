@@ -29,6 +29,7 @@ from django.utils.text import slugify
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 from django_htmx.http import trigger_client_event
 
+from dbd_site.compression import shows_secret
 from dbd_site.errors import DomainError
 from dbd_site.inputs import is_whole_number
 from dbd_site.rendering import add_refusal_to_form, is_htmx, refusal_messages, render_page
@@ -120,6 +121,7 @@ def _force_context(
     share_url = None
     if force.share_token and not read_only:
         share_url = request.build_absolute_uri(reverse("roster:shared", args=[force.share_token]))
+        shows_secret(request)
     return {
         "force": force,
         # The edition to review and move to, while the force is on an older one.
