@@ -466,7 +466,10 @@ def test_free_advancement_lines_show_why_one_is_unavailable(browser, owner):
     built = services.import_force(owner=owner, document=legal_force())
     member = built.members.get(name="Emma")
     page = html(browser.get(reverse("roster:member", args=[built.pk, member.pk]) + ALL))
-    assert "Free advancements come from two different lines; line 4 is taken twice." in page
+    taken_twice = (
+        "Free advancements come from two different lines; Spellcasting Skill is taken twice."
+    )
+    assert taken_twice in page
     edit(browser, member, "free-clear", {"slot": "1"})
     member.refresh_from_db()
     assert len(member.free_advancements) == 1
