@@ -170,6 +170,22 @@ def _fr_phrase(problem: Problem) -> str | None:
     return None
 
 
+# --- base statistics (R1) ----------------------------------------------------------------
+
+
+def base_statistics_refusal(base: Mapping[str, int], catalogue: Catalogue) -> str | None:
+    """What the engine says of these base statistics (R1: 3, 2, 2 and 1 in some order), or
+    None when it takes them. The add form asks before anything is saved: the statistics
+    are judged alone, so nothing else of the member (its club) need be valid yet."""
+    member = documents.Member(
+        name="", club_name="", society="", society_choice="", base=dict(base)
+    )
+    evaluation = engine.MemberWhatIf(member, catalogue, resources=WHAT_IF_RESOURCES).evaluate()
+    return next(
+        (p.message for p in evaluation.errors if p.code == "invalid-base-statistics"), None
+    )
+
+
 # --- free advancements (R4, R5) ---------------------------------------------------------
 
 
