@@ -68,14 +68,6 @@ class OptionGroup:
     title: str
     options: tuple[Option, ...]
 
-    @property
-    def shared_reason(self) -> str | None:
-        """The reason every unavailable option of the group shares, when two or more do
-        and none has another: said once for the group instead of on each row."""
-        reasons = {o.reason for o in self.options if o.reason is not None}
-        refused = sum(1 for o in self.options if o.reason is not None)
-        return reasons.pop() if len(reasons) == 1 and refused >= 2 else None
-
 
 # --- asking the engine ------------------------------------------------------------------
 
