@@ -47,6 +47,13 @@ class ForceForm(forms.ModelForm):
         return name
 
 
+class RenameForm(ForceForm):
+    """The force's name alone: the small form on each force of My forces."""
+
+    class Meta(ForceForm.Meta):
+        fields = ["name"]
+
+
 def _society_label(society: Any, choice: str) -> str:
     """ "Academic: -1 RA, +1 CA": the catalogue's modifiers with the choice filled in."""
     parts = []
