@@ -5,6 +5,7 @@
 #   make test-fast    everything but the browser tests (pytest -m "not browser", parallel)
 #   make test-browser the browser tests in Debian's chromium (installed if missing)
 #   make lint         ruff, the import contracts (lint-imports) and mypy
+#   make mutation     the pure modules' mutation scores (sampled, seeded; docs/mutation.md)
 #   make format       ruff fix + ruff format
 #   make bench        what players feel, about 5 minutes: writes bench/results.md
 #   make bench-scale  the same pages as the site grows to a million battles (long)
@@ -37,12 +38,11 @@ APT_INSTALL := $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y
 # `make run` only: the development server runs with DEBUG on (and its built-in key).
 DEV_ENV := DEBUG=1
 
-.PHONY: help venv .venv run test test-fast test-browser chromium lint format bench bench-scale \
-	two-servers \
-	clean
+.PHONY: help venv .venv run test test-fast test-browser chromium lint format mutation bench \
+	bench-scale two-servers clean
 
 help:
-	@sed -n '3,13s/^#//p' $(firstword $(MAKEFILE_LIST))
+	@sed -n '3,14s/^#//p' $(firstword $(MAKEFILE_LIST))
 
 venv .venv: $(STAMP)
 
@@ -100,6 +100,12 @@ lint: $(STAMP)
 format: $(STAMP)
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
+
+# Not part of `make test`: a sample of mutants a module, each judged by that module's fast
+# tests. MUTATION_ARGS passes options, e.g. `--at main` to measure main's tests, or one
+# module (`roster/engine.py`).
+mutation: $(STAMP)
+	$(BIN)/python scripts/mutation.py $(MUTATION_ARGS)
 
 # Need PostgreSQL on 127.0.0.1:5432 (BENCH_DATABASE_URL to change it) and Redis
 # (BENCH_REDIS_URL); make and drop dbd_bench; install wrk and chromium from Debian if

@@ -29,7 +29,7 @@ from dbd_site.compression import shows_secret
 from dbd_site.errors import Invalid, NotFound
 from dbd_site.inputs import is_whole_number, whole_number
 from dbd_site.parsers import JSONParser
-from play import actions, presenters, selectors, serializers, services
+from play import actions, presenters, selectors, serializers, services, table
 from roster import selectors as roster_selectors
 from roster.models import Force
 from roster.serializers import ApiErrorsSerializer
@@ -304,7 +304,7 @@ class BattleOddsView(BattleApiView):
         body = _body(serializers.PlayAttackDeclarationSerializer, request)
         plan = services.plan_attack(
             battle,
-            services.AttackDeclaration(
+            table.attacks.AttackDeclaration(
                 body["figure"],
                 body["target"],
                 body["kind"],
