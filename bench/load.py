@@ -350,13 +350,12 @@ def ramp(
     cpus: str | None,
     say: Callable[[str], None],
 ) -> list[Step]:
-    """More and more players at once (half as many again each step) until the 95th
-    percentile of the answers' times reaches `limit_ms`, an answer fails, or `most_steps`
-    steps have run."""
+    """Twice as many players at once each step until the 95th percentile of the answers'
+    times reaches `limit_ms` or an answer fails (at most `most_steps` steps), then one step
+    halfway (geometrically) between the last that kept up and the first that did not."""
     lua = players_script(players, plan)
-    steps: list[Step] = []
-    count = start
-    while len(steps) < most_steps:
+
+    def step(count: int) -> Step:
         result = run_wrk(
             f"{count} players",
             base + "/bench/floor/",
@@ -367,11 +366,15 @@ def ramp(
             lua=lua,
             say=say,
         )
-        steps.append(Step(count, result))
-        if not steps[-1].kept_up(limit_ms):
-            break
-        count = count * 3 // 2
-    return steps
+        return Step(count, result)
+
+    steps = [step(start)]
+    while steps[-1].kept_up(limit_ms) and len(steps) < most_steps:
+        steps.append(step(steps[-1].players * 2))
+    if len(steps) >= 2 and not steps[-1].kept_up(limit_ms):
+        middle = round((steps[-2].players * steps[-1].players) ** 0.5)
+        steps.append(step(middle))
+    return sorted(steps, key=lambda s: s.players)
 
 
 def served(steps: list[Step], limit_ms: float) -> Step | None:
