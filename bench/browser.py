@@ -25,6 +25,9 @@ from typing import Any
 from urllib.parse import urlsplit
 
 CHROMIUM = Path("/usr/bin/chromium")
+# Headless as root on a machine with no outside network: no sandbox, no GPU, and none of
+# chromium's background connections (they are refused here, many at a time). The browser
+# tests start it so too (tests/browser/conftest.py).
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -40,7 +43,6 @@ PHONE = {
     "has_touch": True,
     "device_scale_factor": 3,
 }
-DESKTOP = {"viewport": {"width": 1280, "height": 800}}
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,9 +114,6 @@ class Phone:
     network: Network
     exchanges: dict[str, Exchange] = field(default_factory=dict)
 
-    def now(self) -> float:
-        return self.page.evaluate("() => performance.timeOrigin + performance.now()")
-
     def swaps(self) -> list[dict]:
         return self.page.evaluate("() => window.__bench.swaps")
 
@@ -129,9 +128,9 @@ class Phone:
         return [e for e in self.exchanges.values() if e.done and matches(e)]
 
 
-def open_phone(browser, base: str, session: str, network: Network, *, desktop=False) -> Phone:
-    """A signed-in page (the `sessionid` cookie given) on `network`."""
-    context = browser.new_context(**(DESKTOP if desktop else PHONE))
+def open_phone(browser, base: str, session: str, network: Network) -> Phone:
+    """A signed-in phone (the `sessionid` cookie given) on `network`."""
+    context = browser.new_context(**PHONE)
     context.add_cookies([{"name": "sessionid", "value": session, "url": base}])
     context.add_init_script(INSTRUMENT)
     page = context.new_page()
@@ -245,7 +244,7 @@ def _answer_to(phone: Phone, method: str, path_part: str, since_count: int) -> E
 
 
 def _wait_answered(phone: Phone, method: str, path_part: str, since_count: int) -> Exchange:
-    for _ in range(300):
+    for _ in range(1000):
         try:
             return _answer_to(phone, method, path_part, since_count)
         except LookupError:
