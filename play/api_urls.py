@@ -14,6 +14,11 @@ urlpatterns = [
         api.BattleSpellAttackOddsView.as_view(),
         name="play-api-spell-attack-odds",
     ),
+    path(
+        "<int:battle_id>/spell-odds/",
+        api.BattleSpellOddsView.as_view(),
+        name="play-api-spell-odds",
+    ),
     path("<int:battle_id>/undo/", api.BattleUndoView.as_view(), name="play-api-undo"),
     path("<int:battle_id>/end/", api.BattleEndView.as_view(), name="play-api-end"),
     path("watch/<str:token>/", api.BattleWatchView.as_view(), name="play-api-watch"),

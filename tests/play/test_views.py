@@ -4,8 +4,9 @@ shown before rolling, undo, end, the spectator link."""
 import pytest
 from django.test import Client
 
-from play import selectors, services, table
-from play.models import Battle
+from play import selectors, table
+from play.models import Battle, BattleFigure
+from tests.play import acting
 from tests.play.conftest import ids, play_force
 
 pytestmark = pytest.mark.django_db
@@ -144,11 +145,13 @@ def test_spell_odds_before_casting(campaign_battle, alice):
     screen = page.get(f"/play/{battle.pk}/").content.decode()
     # The first caster's first spell shows at once: Emma, CA 4, Healing Spring at 7.
     assert "4 dice at Difficulty 7" in screen
-    odds = page.post(
-        f"/play/{battle.pk}/spell-odds/",
-        {"caster_spell": f"{f['0:Emma']}:healing-spring", "anathema_aura": "on"},
-        **HTMX,
-    ).content.decode()
+    asked = {"caster_spell": f"{f['0:Emma']}:healing-spring", "anathema_aura": "on"}
+    odds = page.post(f"/play/{battle.pk}/spell-odds/", asked, **HTMX).content.decode()
+    assert "No enemy of Emma in this battle has Anathema Aura." in odds
+    blue_emma = BattleFigure.objects.get(pk=f["1:Emma"])
+    blue_emma.numbers = {**blue_emma.numbers, "skills": ["spellcasting/anathema-aura"]}
+    blue_emma.save()
+    odds = page.post(f"/play/{battle.pk}/spell-odds/", asked, **HTMX).content.decode()
     # Difficulty 8: each die 5/12; none (7/12)^4 = 2401/20736.
     assert "4 dice at Difficulty 8" in odds
     assert "<strong>11.6%</strong> No effect" in odds
@@ -189,7 +192,7 @@ def test_the_friendship_offer_follows_a_damaging_hit(campaign_battle, alice, bob
     f = ids(battle)
     page = client_for(bob)
     assert 'id="transfer"' not in page.get(f"/play/{battle.pk}/state/", **HTMX).content.decode()
-    services.attack(
+    acting.attack(
         battle=battle,
         by=alice,
         declaration=table.attacks.AttackDeclaration(
