@@ -25,6 +25,7 @@ from rest_framework.response import Response
 
 from campaign import selectors as campaign_selectors
 from campaign.models import CampaignForce
+from dbd_site.compression import shows_secret
 from dbd_site.errors import Invalid, NotFound
 from dbd_site.inputs import is_whole_number, whole_number
 from dbd_site.parsers import JSONParser
@@ -93,6 +94,7 @@ def answer(
     data = presenters.battle_json(view, may_act=bool(mine), absolute=request.build_absolute_uri)
     if result is not None:
         data["result"] = result
+    shows_secret(request)  # the spectator link
     response = Response(data, status=status)
     response["ETag"] = etag_of(battle.version)
     patch_cache_control(response, private=True, no_cache=True)
@@ -252,6 +254,7 @@ class BattleWatchView(BattleApiView):
                 may_act=False,
                 absolute=request.build_absolute_uri,
             )
+            shows_secret(request)  # the spectator link
             response = Response(data)
         response["ETag"] = etag
         patch_cache_control(response, no_cache=True)
