@@ -736,6 +736,8 @@ def resolve_attack(plan: AttackPlan, roll: int, *, dodge_inches: int = 2) -> Att
     rating = total - plan.modified_df
     hit = rating >= 0
     damage = max(0, rating) * plan.damage_multiplier
+    if plan.max_damage is not None:
+        damage = min(damage, plan.max_damage)
     if not hit:
         words = (
             'Miss: the attacker is Pushed Back 1".'

@@ -23,9 +23,9 @@ def state_of(**markers_by_figure) -> table.state.BattleState:
     return state
 
 
-def hit(damage: int, success_rating: int | None = None) -> table.attacks.AttackResult:
+def hit(damage: int, success_rating: int | None = None) -> table.damage.AttackResult:
     rating = damage if success_rating is None else success_rating
-    return table.attacks.AttackResult(12, 12, rating, rating >= 0, damage, "")
+    return table.damage.AttackResult(12, 12, rating, rating >= 0, damage, "")
 
 
 def cast_with(catalogue, spell: str, successes: int):
