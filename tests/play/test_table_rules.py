@@ -656,7 +656,7 @@ def test_disarming_shot_and_aim_for_the_legs_last_for_the_targets_next_activatio
                 skills=[table.figures.DISARMING_SHOT, table.figures.AIM_FOR_THE_LEGS],
                 equipment=["light-pistol"],
             ),
-        ),  # fmt: skip
+        ),
         t=(1, figure("Tom", ME=3, DF=10, equipment=["hand-weapon"])),
         f=(1, figure("Fay")),
     )
