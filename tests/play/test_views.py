@@ -4,7 +4,7 @@ shown before rolling, undo, end, the spectator link."""
 import pytest
 from django.test import Client
 
-from play import selectors, table
+from play import selectors, services, table
 from play.models import Battle, BattleFigure
 from tests.play import acting
 from tests.play.conftest import ids, play_force
@@ -202,6 +202,12 @@ def test_the_friendship_offer_follows_a_damaging_hit(campaign_battle, alice, bob
     )
     offer = page.get(f"/play/{battle.pk}/state/", **HTMX).content.decode()
     assert "Friendship: Ben took 6 damage" in offer
+    assert 'id="dodge-' in offer
+    # P9: the decision is the defender's; the attacker's screen offers it not.
+    attackers = client_for(alice).get(f"/play/{battle.pk}/state/", **HTMX).content.decode()
+    assert 'id="transfer"' not in attackers
+    assert 'id="dodge-' not in attackers
+    assert "Undo Ann attacks Ben" in attackers
     response = page.post(
         f"/play/{battle.pk}/act/",
         {"type": "transfer", "recipient": [str(f["1:Cat"]), ""], "amount": ["4", ""]},
@@ -225,3 +231,24 @@ def test_the_campaign_dashboard_lists_its_battles_being_played(campaign_battle, 
     client_for(alice).post(f"/play/{campaign_battle.pk}/end/", {"winner": "draw"})
     assert 'id="live-battles"' not in client_for(alice).get(dashboard).content.decode()
     assert selectors.live_battles_in(campaign=campaign) == []
+
+
+def test_after_the_end_the_screen_offers_no_controls(campaign_battle, alice, bob):
+    battle = campaign_battle
+    f = ids(battle)
+    acting.attack(
+        battle=battle,
+        by=alice,
+        declaration=table.attacks.AttackDeclaration(
+            f["0:Ann"], f["1:Ben"], "ranged", "light-pistol"
+        ),
+        dice=[12],
+    )
+    page = client_for(bob)
+    playing = page.get(f"/play/{battle.pk}/").content.decode()
+    assert f'action="/play/{battle.pk}/act/"' in playing
+    services.end_battle(battle=battle, by=alice, winner=None)
+    for url in (f"/play/{battle.pk}/", f"/play/{battle.pk}/state/"):
+        ended = page.get(url, **HTMX).content.decode()
+        assert f"/play/{battle.pk}/act/" not in ended
+        assert f"/play/{battle.pk}/undo/" not in ended
