@@ -246,11 +246,26 @@ def act(
     rng: random.Random | None = None,
     if_match: int | None = None,
 ) -> BattleAction:
-    """Every action's service step, and the one place an action is stored: lock the
-    battle, check who acts and when, apply the action's rule (`play.table`, through
-    `table.decisions.run`) to a copy of the state with the action's dice and the sides the
-    user plays (P9), and store the new state, a new version and the log line (`kind`, the
-    action's name), all in one transaction."""
+    """Every action's service step (the registry's, `play.actions`): `rule` (in
+    `play.table`) on `declared`, stored as a log line of `kind`."""
+    return _act(battle, by, kind, rule, declared, dice=dice, rng=rng, if_match=if_match)
+
+
+def _act(
+    battle: Battle,
+    by: AbstractBaseUser,
+    kind: str,
+    rule: Callable[[table.state.Table, D], table.state.Outcome],
+    declared: D,
+    *,
+    dice: object = None,
+    rng: random.Random | None = None,
+    if_match: int | None = None,
+) -> BattleAction:
+    """The one place an action is stored: lock the battle, check who acts and when, apply
+    the action's rule (through `table.decisions.run`) to a copy of the state with the
+    action's dice and the sides the user plays (P9), and store the new state, a new
+    version and the log line, all in one transaction."""
     with transaction.atomic():
         locked = _lock(battle.pk)
         sides = list(locked.sides.all())

@@ -61,6 +61,10 @@ LAPSE_AT_START = frozenset({"inspire", "fortify"})
 LAPSE_AT_END = frozenset({CLOCK_UP, "extreme-speed", DISARMED, LEGS})
 ACTIONS_PER_ACTIVATION = 2  # three with Clock Up
 
+# Markers the other side spends (P9's one exception to "your own figures"): Ultimate Bad
+# Luck's caster's side takes one off the target to force a re-roll.
+SPENT_BY_THE_OTHER_SIDE = frozenset({"bad-luck"})
+
 ONE_USE_ITEMS = ("escape-kit", "climbing-gear", "smoke-grenade", "tool-kit")
 ENDLESS_POCKETS_KEEPS = 9  # Endless Pockets: 1d12, 9+ keeps what would be discarded
 
@@ -542,8 +546,19 @@ class Change:
 
 
 def change(t: Table, d: Change) -> Outcome:
-    """A change the players declare on one of their own figures (P2, P9)."""
-    fid, figure = t.own(d.figure, "/figure")
+    """A change the players declare on one of their own figures (P2, P9); on another
+    side's figure, only taking off the markers that side's enemies spend (Bad Luck)."""
+    spends_theirs = (
+        bool(d.markers)
+        and all(m in SPENT_BY_THE_OTHER_SIDE and n < 0 for m, n in d.markers.items())
+        and (d.hp, d.status, d.discard, d.forget, d.activated) == (None,) * 5
+    )
+    if spends_theirs:
+        fid, figure = t.figure(d.figure, "/figure")
+        if t.player_sides is not None and len(t.player_sides) == 1:
+            t.acting_side = next(iter(t.player_sides))
+    else:
+        fid, figure = t.own(d.figure, "/figure")
     state = t.state["figures"][fid]
     said: list[str] = []
     events: list[Event] = []

@@ -726,5 +726,10 @@ def test_a_player_acts_for_their_own_sides_figures(catalogue):
         b(table.state.change, table.state.Change("e", hp=3), player=0)
     b(table.attacks.attack, declared, faces=(1,), player=1)
     assert b.last.acting_side == 1
+    b["e"]["markers"] = {"bad-luck": 2}  # the one marker the other side takes off
+    b(table.state.change, table.state.Change("e", markers={"bad-luck": -1}), player=0)
+    assert (b["e"]["markers"], b.last.acting_side) == ({"bad-luck": 1}, 0)
+    with pytest.raises(NotAllowed):
+        b(table.state.change, table.state.Change("e", markers={"bad-luck": 1}), player=0)
     b(table.turn.initiative, faces=(9, 2), player=0)  # the battle's own: either player
     assert b.last.acting_side is None
