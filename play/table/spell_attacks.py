@@ -329,7 +329,7 @@ def spell_attack(t: Table, d: SpellAttack) -> Outcome:
     Each target is attacked once; the cast closes when its targets are used up, when the
     caster's activation ends, or at the next cast or turn."""
     caster_id, attacks, plan = plan_declared(t.state, t.figures, d, t.catalogue)
-    t.actor(caster_id, "/target")
+    t.actor(caster_id, "")
     target_id = str(d.target)
     outcome = roll_attack(t, plan, caster_id, target_id)
     left = spend_spell_attack(t.state, target_id, attacks)

@@ -18,16 +18,6 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def alice_api(alice):
-    return signed_in(alice)
-
-
-@pytest.fixture
-def bob_api(bob):
-    return signed_in(bob)
-
-
-@pytest.fixture
 def battle(campaign_battle):
     return campaign_battle
 

@@ -733,3 +733,58 @@ def test_a_player_acts_for_their_own_sides_figures(catalogue):
         b(table.state.change, table.state.Change("e", markers={"bad-luck": 1}), player=0)
     b(table.turn.initiative, faces=(9, 2), player=0)  # the battle's own: either player
     assert b.last.acting_side is None
+
+
+# --- the record and states stored before these rules -----------------------------------------
+
+
+def test_a_transfer_replaces_its_attacks_events_only_for_the_figures_it_resolved_again():
+    logged = table.record.Logged
+    attack = logged(
+        2,
+        "attack",
+        {},
+        [
+            {"figure": "d", "status": "out-of-action", "by": None},  # Determination's end
+            {"figure": "t", "status": "unconscious", "by": "a"},
+        ],
+    )
+    transfer = logged(3, "transfer", {"amends": 2, "figures": ["t"]}, [])
+    assert table.record.effective_events([attack, transfer]) == [attack.events[0]]
+    before_figures = logged(3, "transfer", {"amends": 2}, [])  # logged before they were named
+    assert table.record.effective_events([attack, before_figures]) == []
+    assert table.record.effective_events([attack]) == attack.events
+
+
+def test_a_state_stored_before_activations_and_decisions_reads_as_none_yet():
+    old = {
+        "turn": 2,
+        "initiative": None,
+        "figures": {
+            "a": {
+                "side": 0,
+                "hp": 5,
+                "max_hp": 10,
+                "status": "active",
+                "activated": False,
+                "markers": {"fortify": 1},
+                "discarded": [],
+                "forgotten": [],
+            }
+        },
+    }
+    kept = copy.deepcopy(old)
+    state = table.state.upgraded(old)
+    assert old == kept  # the stored state stays as it was, for undo
+    assert state["figures"]["a"] | {} == {
+        **kept["figures"]["a"],
+        "activations": 0,
+        "lapses": {},
+        "determined": False,
+        "spent": [],
+        "gamble": None,
+    }
+    assert (state["activating"], state["decisions"], state["decisions_opened"]) == (None, [], 0)
+    assert table.state.upgraded(state) is state
+    # A marker with no record of when it was placed lapses as it used to: at the end.
+    assert table.state.end_activation(state, "a") == ["Fortify lapsed."]
