@@ -272,6 +272,8 @@ def plan_attack(
             )
         )
     _movement_allowed(attacker, s, context, problems)
+    if s.casting_gun is not None:
+        not_applicable(problems, "casting_gun", "weapon")
 
     ignores_cover = kind == "ranged" and context.attacker_markers.get(EAGLE_EYE, 0) >= 3
     target_df = defence_against(target, kind, s, mods)

@@ -573,6 +573,16 @@ def test_casting_gun_lends_a_carried_weapons_acc_to_a_spells_attacks(catalogue):
             equipment=catalogue.equipment,
         )
     assert codes(error) == [("/situation/casting_gun", "weapon-not-carried")]
+    with pytest.raises(Invalid) as error:  # a weapon's own attack has its own ACC
+        table.attacks.plan_attack(
+            gunner,
+            target,
+            "ranged",
+            "heavy-pistol",
+            Situation(casting_gun="heavy-pistol"),
+            equipment=catalogue.equipment,
+        )
+    assert codes(error) == [("/situation/casting_gun", "situation-not-applicable")]
 
 
 def test_anathema_aura_only_when_an_enemy_has_it(catalogue):
