@@ -20,6 +20,17 @@ def catalogue(django_db_setup, django_db_blocker) -> Catalogue:
         return get_catalogue()
 
 
+def throttle_rates(*, anon: str = "100000/minute", user: str = "100000/minute"):
+    """The API's rates for a test (`override_settings`, as a decorator or a `with`)."""
+    from django.conf import settings
+    from django.test import override_settings
+
+    rates = {"anon": anon, "user": user}
+    return override_settings(
+        REST_FRAMEWORK={**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": rates}
+    )
+
+
 @pytest.fixture(autouse=True)
 def _empty_cache():
     """Each test starts with an empty cache (cached page fragments, throttle counters)."""

@@ -11,7 +11,7 @@ from django.core.management import call_command
 from play import services
 from play.models import Battle, BattleAction
 from rules.loader import clear_catalogue_cache
-from tests.campaign.test_concurrency import at_once
+from tests.concurrency import at_once
 from tests.play.conftest import Dice, ids, play_force
 
 pytestmark = pytest.mark.django_db(transaction=True)
