@@ -1,5 +1,5 @@
-"""Sign-up, the account page and API tokens. Log in, log out and password change are
-Django's own views, wired up in `accounts.urls`."""
+"""Sign-up, log-in, the account page and API tokens. Log in and password change are
+Django's own views with the site's forms; log out is Django's, wired up in `accounts.urls`."""
 
 from django.conf import settings
 from django.contrib import messages
@@ -14,8 +14,9 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_safe
 
 from accounts import services
-from accounts.forms import ApiTokenForm, PasswordChangeForm, SignupForm
+from accounts.forms import ApiTokenForm, LoginForm, PasswordChangeForm, SignupForm
 from accounts.models import ApiToken
+from accounts.throttles import mark_refusal
 from accounts.tokens import MAX_TOKENS_PER_USER, TooManyTokens, create_api_token, revoke_api_token
 
 # django-axes adds a second backend, so login() must be told which one vouches for the user.
@@ -35,14 +36,28 @@ def _safe_next(request: HttpRequest) -> str:
 def signup(request: HttpRequest) -> HttpResponse:
     if request.user.is_authenticated:
         return redirect(settings.LOGIN_REDIRECT_URL)
-    form = SignupForm(request.POST) if request.method == "POST" else SignupForm()
+    data = request.POST if request.method == "POST" else None
+    form = SignupForm(data, request=request)
     if form.is_valid():
         user = services.create_account(
             username=form.cleaned_data["username"], password=form.cleaned_data["password1"]
         )
         login(request, user, backend=MODEL_BACKEND)
         return redirect(_safe_next(request) or settings.LOGIN_REDIRECT_URL)
-    return render(request, "accounts/signup.html", {"form": form, "next": _safe_next(request)})
+    page = render(request, "accounts/signup.html", {"form": form, "next": _safe_next(request)})
+    return mark_refusal(page, form)
+
+
+class LoginView(auth_views.LoginView):
+    """Django's log-in view with the site's form (`accounts.forms.LoginForm`); a post over
+    the address's limit answers 429."""
+
+    template_name = "accounts/login.html"
+    authentication_form = LoginForm
+    redirect_authenticated_user = True
+
+    def form_invalid(self, form: LoginForm) -> HttpResponse:
+        return mark_refusal(super().form_invalid(form), form)
 
 
 class PasswordChangeView(auth_views.PasswordChangeView):
@@ -56,6 +71,9 @@ class PasswordChangeView(auth_views.PasswordChangeView):
 
     def get_form_kwargs(self) -> dict:
         return {**super().get_form_kwargs(), "request": self.request}
+
+    def form_invalid(self, form: PasswordChangeForm) -> HttpResponse:
+        return mark_refusal(super().form_invalid(form), form)
 
     def form_valid(self, form: PasswordChangeForm) -> HttpResponse:
         response = super().form_valid(form)

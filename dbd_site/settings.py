@@ -218,10 +218,19 @@ AXES_COOLOFF_TIME = env_int("AXES_COOLOFF_MINUTES", default=15) / 60  # hours
 # Failures count per address (across usernames: one address trying many names) and
 # per username (across addresses: one name tried from many), each locking at the limit.
 AXES_LOCKOUT_PARAMETERS = ["ip_address", "username"]
+# A success clears the failures of the username that succeeded, from that address only:
+# never the address's failures for other usernames (`accounts.lockout`).
 AXES_RESET_ON_SUCCESS = True
+AXES_HANDLER = "accounts.lockout.LockoutHandler"
 AXES_LOCKOUT_TEMPLATE = "accounts/locked_out.html"
 # The client's address by the same rule as the API throttles (TRUSTED_PROXY_COUNT).
 AXES_CLIENT_IP_CALLABLE = "dbd_site.client_address.client_address"
+# The account forms' posts per client address, successes included (`accounts.throttles`).
+ACCOUNT_FORM_RATES = {
+    "signup": env_rate("SIGNUP_THROTTLE", default="20/hour"),
+    "login": env_rate("LOGIN_THROTTLE", default="60/hour"),
+    "password-change": env_rate("PASSWORD_CHANGE_THROTTLE", default="20/hour"),
+}
 
 # Content Security Policy (django-csp): scripts and styles only from this site, no
 # inline scripts; htmx, Swagger UI and our own JS are all static files.
