@@ -18,6 +18,7 @@ from accounts.forms import ApiTokenForm, LoginForm, PasswordChangeForm, SignupFo
 from accounts.models import ApiToken
 from accounts.throttles import mark_refusal
 from accounts.tokens import MAX_TOKENS_PER_USER, TooManyTokens, create_api_token, revoke_api_token
+from dbd_site.rendering import add_refusal_to_form, refusal_status
 
 # django-axes adds a second backend, so login() must be told which one vouches for the user.
 MODEL_BACKEND = "django.contrib.auth.backends.ModelBackend"
@@ -86,7 +87,7 @@ class PasswordChangeView(auth_views.PasswordChangeView):
         return response
 
 
-def _account_page(request: HttpRequest, form: ApiTokenForm) -> HttpResponse:
+def _account_page(request: HttpRequest, form: ApiTokenForm, *, status: int = 200) -> HttpResponse:
     tokens = list(ApiToken.objects.filter(user=request.user))
     context = {
         "form": form,
@@ -94,7 +95,7 @@ def _account_page(request: HttpRequest, form: ApiTokenForm) -> HttpResponse:
         "max_tokens": MAX_TOKENS_PER_USER,
         "can_add_token": len(tokens) < MAX_TOKENS_PER_USER,
     }
-    return render(request, "accounts/account.html", context)
+    return render(request, "accounts/account.html", context, status=status)
 
 
 @login_required
@@ -110,16 +111,18 @@ def token_create(request: HttpRequest) -> HttpResponse:
     if request.method == "GET":
         return redirect("accounts:account")
     form = ApiTokenForm(request.POST)
+    status = 200
     if form.is_valid():
         try:
             token, raw = create_api_token(user=request.user, name=form.cleaned_data["name"])
-        except TooManyTokens as exc:
-            form.add_error(None, str(exc))
+        except TooManyTokens as error:
+            add_refusal_to_form(form, error, {"/name": "name"})
+            status = refusal_status(error)
         else:
             return render(
                 request, "accounts/token_created.html", {"token": token, "raw_token": raw}
             )
-    return _account_page(request, form)
+    return _account_page(request, form, status=status)
 
 
 @login_required

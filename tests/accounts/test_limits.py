@@ -1,4 +1,5 @@
-"""The lock-out nobody walks around, and the account forms' limits per address (issue #29).
+"""The lock-out nobody walks around, the account forms' limits per address and the token
+cap under concurrency (issue #29).
 
 - A success clears the failures of the username that succeeded, from that address only:
   never the address's failures for other usernames, and a sign-up clears nothing.
@@ -18,6 +19,8 @@ from django.contrib.auth import SESSION_KEY, get_user_model
 from django.contrib.auth.hashers import MD5PasswordHasher
 from django.test import Client, override_settings
 
+from accounts.models import ApiToken
+from accounts.tokens import MAX_TOKENS_PER_USER
 from tests.accounts.conftest import PASSWORD
 from tests.concurrency import at_once
 from tests.pages import html
@@ -25,6 +28,7 @@ from tests.pages import html
 SIGNUP_URL = "/accounts/signup/"
 LOGIN_URL = "/accounts/login/"
 PASSWORD_URL = "/accounts/password/"
+TOKENS_URL = "/accounts/tokens/new/"
 VICTIM = "victim"
 VICTIM_PASSWORD = "victims-own-secret-93"
 
@@ -213,3 +217,19 @@ def test_looking_at_the_forms_is_not_counted(client):
         assert client.get(LOGIN_URL).status_code == 200
         assert client.get(SIGNUP_URL).status_code == 200
     assert guess(client).status_code == 200
+
+
+# --- the token cap under concurrency ------------------------------------------------------
+
+
+@pytest.mark.django_db(transaction=True)
+def test_thirty_simultaneous_token_creations_make_exactly_the_cap():
+    owner = get_user_model().objects.create_user("toolsmith", password=PASSWORD)
+    browsers = []
+    for _ in range(30):
+        browser = Client()
+        browser.force_login(owner)
+        browsers.append(browser)
+    answers = at_once(30, lambda i: browsers[i].post(TOKENS_URL, {"name": f"tool {i}"}))
+    assert sorted(a.status_code for a in answers) == [200] * 20 + [409] * 10
+    assert ApiToken.objects.filter(user=owner).count() == MAX_TOKENS_PER_USER == 20
