@@ -32,7 +32,7 @@ from dbd_site.errors import (
     Problem,
     declare_codes,
 )
-from play import table
+from play import bounds, table
 from play.models import Battle, BattleAction, BattleFigure, BattleSide
 from roster.models import Force, Member
 from rules.loader import get_catalogue
@@ -50,7 +50,7 @@ declare_codes(
     }
 )
 
-CAMPAIGN_MAX_SIDES = 6
+CAMPAIGN_MAX_SIDES = bounds.MAX_SIDES
 
 
 def _system_dice() -> random.Random:
