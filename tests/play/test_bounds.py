@@ -276,3 +276,26 @@ def test_later_answers_stay_small_after_a_maximal_initiative(campaign, alice, re
     # Eleven more rounds of two dice: their numbers in the state and the log, no more.
     assert largest - smallest < 600
     assert largest < 20_000
+
+
+def test_the_campaign_refuses_a_seventh_force_on_every_path(campaign, organiser):
+    """The record battle page reaches the rule through the service, as the API does."""
+    import datetime
+
+    from campaign import services as campaign_services
+    from campaign.models import CampaignForce
+    from dbd_site.errors import Invalid
+
+    seven = {CampaignForce(pk=90_000 + i): [] for i in range(7)}
+    with pytest.raises(Invalid) as refused:
+        campaign_services.record_battle(
+            campaign=campaign,
+            by=organiser,
+            played_on=datetime.date(2026, 1, 1),
+            scenario="X",
+            winner=None,
+            results=seven,
+        )
+    assert [(p.pointer, p.code) for p in refused.value.problems] == [
+        ("/results", "too-many-items")
+    ]
