@@ -245,6 +245,11 @@ class PlaySideSerializer(serializers.Serializer):
     position = serializers.IntegerField()
     force = serializers.CharField()
     player = serializers.CharField()
+    invited = serializers.CharField(
+        allow_null=True,
+        help_text="A force from its share link: its owner, invited to take the side over "
+        "(the starter plays it until they accept). null: nobody is invited.",
+    )
     figures = PlayFigureSerializer(many=True)
 
 
@@ -299,7 +304,11 @@ class PlayBattleSerializer(serializers.Serializer):
     status = serializers.ChoiceField(BATTLE_STATUSES)
     version = serializers.IntegerField(help_text="Bumped by every action; the ETag's value.")
     campaign = serializers.IntegerField(allow_null=True)
-    spectator_url = serializers.URLField(help_text="Read-only link for anyone.")
+    spectator_url = serializers.URLField(
+        allow_null=True,
+        help_text="Read-only link for anyone who has it; null once a side withdrew it "
+        "(`spectator-link/`).",
+    )
     entered_rolls_allowed = serializers.BooleanField(
         help_text="P5: false when the battle takes the server's dice only (copied from its "
         "campaign's house rule when it started, or chosen by the starter)."
@@ -317,6 +326,16 @@ class PlayBattleSerializer(serializers.Serializer):
         help_text="A Destruction spell (or Dragon Slayer) cast whose ranged attacks are still "
         "to be rolled: post `spell-attack` actions, one per target. null when none waits.",
     )
+
+
+class PlayInvitationSerializer(serializers.Serializer):
+    battle = serializers.IntegerField()
+    scenario = serializers.CharField()
+    started_by = serializers.CharField()
+    position = serializers.IntegerField(help_text="The side you are invited to take over.")
+    force = serializers.CharField(help_text="Your force, as the battle copied it.")
+    accept_url = serializers.URLField()
+    decline_url = serializers.URLField()
 
 
 class PlayBattleListItemSerializer(serializers.Serializer):
