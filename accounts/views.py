@@ -18,6 +18,7 @@ from accounts.forms import ApiTokenForm, LoginForm, PasswordChangeForm, SignupFo
 from accounts.models import ApiToken
 from accounts.throttles import mark_refusal
 from accounts.tokens import MAX_TOKENS_PER_USER, TooManyTokens, create_api_token, revoke_api_token
+from dbd_site.compression import shows_secret
 from dbd_site.rendering import add_refusal_to_form, refusal_status
 
 # django-axes adds a second backend, so login() must be told which one vouches for the user.
@@ -119,6 +120,7 @@ def token_create(request: HttpRequest) -> HttpResponse:
             add_refusal_to_form(form, error, {"/name": "name"})
             status = refusal_status(error)
         else:
+            shows_secret(request)
             return render(
                 request, "accounts/token_created.html", {"token": token, "raw_token": raw}
             )

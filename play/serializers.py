@@ -31,7 +31,7 @@ ACTION_TYPES = (
 
 # --- bodies -----------------------------------------------------------------------------
 
-_DIE = {"type": "integer", "minimum": 1, "maximum": table.DIE}
+_DIE = {"type": "integer", "minimum": 1, "maximum": table.dice.DIE}
 
 
 @extend_schema_field(
@@ -63,7 +63,7 @@ def _too_many(limit: int) -> serializers.ErrorDetail:
 
 def _not_a_die() -> serializers.ErrorDetail:
     return serializers.ErrorDetail(
-        f"A die is a whole number from 1 to {table.DIE}.", code="invalid-roll"
+        f"A die is a whole number from 1 to {table.dice.DIE}.", code="invalid-roll"
     )
 
 
@@ -192,10 +192,12 @@ class PlayActionSerializer(PlayAttackDeclarationSerializer):
     markers = BoundedDictField(
         child=StrictIntegerField(min_value=-9, max_value=9),
         required=False,
-        max_items=len(table.MARKERS),  # each kind of marker once
-        help_text="Markers to add (or, negative, remove): " + ", ".join(table.MARKERS),
+        max_items=len(table.state.MARKERS),  # each kind of marker once
+        help_text="Markers to add (or, negative, remove): " + ", ".join(table.state.MARKERS),
     )
-    discard = serializers.ChoiceField(list(table.ONE_USE_ITEMS), required=False, allow_null=True)
+    discard = serializers.ChoiceField(
+        list(table.state.ONE_USE_ITEMS), required=False, allow_null=True
+    )
     forget = StrictCharField(required=False, allow_null=True, max_length=100)
     activated = StrictBooleanField(required=False, allow_null=True)
     note = StrictCharField(required=False, allow_blank=True, max_length=bounds.MAX_NOTE_CHARACTERS)

@@ -35,6 +35,14 @@ from rules.catalogue import (
     StatisticOption,
 )
 
+# The engine's own version: it moves with any change to this module (or to what it calls)
+# that changes what `evaluate` answers for some document. A stored evaluation records it
+# with the rules' content (`evaluation_version`), so a rule changed in code refreshes
+# stored evaluations as a change to the rules' data does. A test evaluates a fixed corpus
+# and fails when the answers change while this did not (tests/roster/test_engine_version.py
+# says how to move it).
+ENGINE_VERSION = 1
+
 BASE_VALUES = (1, 2, 2, 3)  # R1: ME, RA, CA, DF get 3/2/2/1 in some order
 BASE_DF_BONUS = 6
 STARTING_HP = 10
@@ -179,6 +187,13 @@ class Evaluation:
 
 
 # --- helpers ---------------------------------------------------------------------------
+
+
+def evaluation_version(catalogue: Catalogue) -> str:
+    """What a stored evaluation was worked out with: the rules' content (a digest of the
+    catalogue's data) and the engine's code (`ENGINE_VERSION`). When either moves, stored
+    evaluations are worked out again."""
+    return f"{catalogue.content_version}-e{ENGINE_VERSION}"
 
 
 def level_for_xp(xp: int, thresholds: tuple[int, ...] = LEVEL_THRESHOLDS) -> int:
@@ -527,11 +542,14 @@ class _MemberBuilder:
         seen: set[int] = set()
         for i, adv in enumerate(advancements):
             if adv.line in seen:
+                # Named as the builder shows the line ("+1 ME"); a number the table lacks
+                # (only an imported document has one) is all there is to name it by.
+                known = self.society.lines.get(adv.line)
+                label = known.label if known is not None else f"line {adv.line}"
                 self.error(
                     f"{where}/{i}/line",
                     "duplicate-line",
-                    f"Free advancements come from two different lines; line {adv.line} is "
-                    "taken twice.",
+                    f"Free advancements come from two different lines; {label} is taken twice.",
                 )
                 continue
             seen.add(adv.line)

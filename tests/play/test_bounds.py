@@ -47,7 +47,7 @@ def test_the_bounds_follow_the_rules():
     assert bounds.MAX_DICE_PER_ROLL == 12
     assert bounds.MAX_INITIATIVE_ROUNDS == 12
     assert bounds.MAX_DICE_PER_INITIATIVE_ROUND == 6
-    assert len(table.MARKERS) == 13
+    assert len(table.state.MARKERS) == 13
 
 
 # --- initiative ---------------------------------------------------------------------------
@@ -116,7 +116,7 @@ def test_a_transfer_names_at_most_every_other_figure_of_a_side(campaign_battle, 
 
 def test_a_change_names_each_kind_of_marker_at_most_once(campaign_battle, api):
     f = ids(campaign_battle)
-    every_kind = dict.fromkeys(table.MARKERS, 1)
+    every_kind = dict.fromkeys(table.state.MARKERS, 1)
     at_limit = act(
         api, campaign_battle, {"type": "change", "figure": f["0:Ann"], "markers": every_kind}
     )

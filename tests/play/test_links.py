@@ -6,7 +6,7 @@ import pytest
 from django.test import Client
 
 from dbd_site.errors import NotAllowed
-from play import selectors, services, sharing
+from play import selectors, services, sharing, table
 from play.models import Battle, BattleSide
 from roster import services as roster_services
 from roster.models import Force, Member
@@ -176,11 +176,11 @@ def test_the_starter_plays_the_shared_force_until_its_owner_accepts(alice, bob, 
     f = ids(battle)
     with pytest.raises(NotAllowed):
         services.change_figure(
-            battle=battle, by=bob, change=services.Change(figure=f["1:Ann"], hp=1)
+            battle=battle, by=bob, change=table.state.Change(figure=f["1:Ann"], hp=1)
         )
     # The starter acts for both sides (P9).
     services.change_figure(
-        battle=battle, by=alice, change=services.Change(figure=f["1:Ann"], hp=1)
+        battle=battle, by=alice, change=table.state.Change(figure=f["1:Ann"], hp=1)
     )
     screen = browser(alice).get(f"/play/{battle.pk}/").content.decode()
     assert 'Bob&#x27;s Club <span class="muted">(alice, until bob takes it over)</span>' in screen
@@ -191,7 +191,7 @@ def test_no_write_reaches_the_shared_force(alice, bob, shared):
     battle = start_from_link(alice, shared)
     f = ids(battle)
     services.change_figure(
-        battle=battle, by=alice, change=services.Change(figure=f["1:Ann"], hp=0)
+        battle=battle, by=alice, change=table.state.Change(figure=f["1:Ann"], hp=0)
     )
     sharing.accept_invitation(battle_id=battle.pk, user=bob)
     services.roll_d12(battle=battle, by=bob, count=2)
