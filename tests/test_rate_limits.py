@@ -52,22 +52,23 @@ def _use(store: str):
     return override
 
 
-@pytest.fixture(params=list(STORES))
-def store(request, db):
+def _each_store(request):
     override = _use(request.param)
     yield request.param
     if request.param == "redis":
         _clear_redis_keys()
     override.disable()
+
+
+@pytest.fixture(params=list(STORES))
+def store(request, db):
+    yield from _each_store(request)
 
 
 @pytest.fixture(params=list(STORES))
 def store_for_threads(request, transactional_db):
-    override = _use(request.param)
-    yield request.param
-    if request.param == "redis":
-        _clear_redis_keys()
-    override.disable()
+    """As `store`, with committed data: each thread's own connection sees the table."""
+    yield from _each_store(request)
 
 
 # --- rates ----------------------------------------------------------------------------------
