@@ -143,6 +143,7 @@ def spectator_link(request: HttpRequest, battle_id: int) -> HttpResponse:
         "may_act": selectors.may_act(battle=battle, user=request.user),
         "spectator_url": _spectator_url(request, battle),
     }
+    shows_secret(request)  # the spectator link
     return render(request, "play/spectator_link.html", context)
 
 
