@@ -59,7 +59,6 @@ MODULES: dict[str, list[str]] = {
         "tests/roster/test_engine.py",
         "tests/roster/test_engine_boundaries.py",
         "tests/roster/test_engine_rules.py",
-        "tests/roster/test_options.py",
         "tests/roster/test_rolls.py",
     ],
     # A package: its files' mutants are drawn as one sample.
