@@ -106,7 +106,7 @@ def test_a_poll_sends_its_version_and_no_other_header_of_its_own(live_server, br
 def test_it_asks_less_often_as_the_battle_stays_quiet_and_at_once_on_a_tap(
     live_server, browser, battle
 ):
-    page, seen = open_battle(browser, live_server, battle)
+    page, _seen = open_battle(browser, live_server, battle)
     answered(page, 304, 61 * 1000)  # the one due now; a minute passes before its answer
     due(page, 2000)
     answered(page, 304, 10 * 60 * 1000)
@@ -156,7 +156,7 @@ def test_an_ended_battle_stops_asking(live_server, browser, battle):
 def test_a_poll_that_cannot_reach_the_site_waits_longer_and_keeps_the_alert(
     live_server, browser, battle
 ):
-    page, seen = open_battle(browser, live_server, battle)
+    page, _seen = open_battle(browser, live_server, battle)
     page.context.set_offline(True)
     with page.expect_event("requestfailed", lambda r: STATE in r.url):
         page.clock.run_for(PLAYING_MS)
