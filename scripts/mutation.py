@@ -81,7 +81,7 @@ PRELOADED = ["pytest", "pytest_django.plugin", "_hypothesis_pytestplugin", "hypo
              "django.db.models", "django.test", "yaml", "jsonschema", "jsonschema_rs"]  # fmt: skip
 
 SEED = 33
-SAMPLE = 30
+SAMPLE = 60
 TIMEOUT = 300.0
 
 
