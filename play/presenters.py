@@ -60,7 +60,11 @@ def battle_json(view: selectors.BattleView, *, may_act: bool, absolute: Any) -> 
         "status": battle.status,
         "version": battle.version,
         "campaign": battle.campaign_id,
-        "spectator_url": absolute(reverse("play:watch", args=[battle.spectator_token])),
+        "spectator_url": (
+            absolute(reverse("play:watch", args=[battle.spectator_token]))
+            if battle.spectator_token
+            else None
+        ),
         "entered_rolls_allowed": battle.entered_rolls_allowed,
         "may_act": may_act,
         "my_sides": sorted(mine),
@@ -73,6 +77,7 @@ def battle_json(view: selectors.BattleView, *, may_act: bool, absolute: Any) -> 
                 "position": side.position,
                 "force": side.force_name,
                 "player": side.player_name,
+                "invited": side.invited_name,
                 "figures": [figure_json(f, own=side.position in mine) for f in side.figures],
             }
             for side in view.sides
