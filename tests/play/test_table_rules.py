@@ -240,6 +240,30 @@ def test_heavy_armour_may_not_dash_into_a_jump(catalogue):
     assert codes(error) == [("/movement", "movement-refused")]
 
 
+@pytest.mark.parametrize(("movement", "refused"), [("ran", []), ("dashed", ["movement-refused"])])
+def test_heavy_armour_fires_on_the_move_running_not_dashing(catalogue, movement, refused):
+    runner = figure(
+        "Hal",
+        RA=4,
+        skills=[table.figures.FIRE_ON_THE_MOVE],
+        equipment=["heavy-armour", "light-pistol"],
+    )
+    declared = Situation(movement=movement)
+    try:
+        table.attacks.plan_attack(
+            runner,
+            figure("Tom"),
+            "ranged",
+            "light-pistol",
+            declared,
+            equipment=catalogue.equipment,
+        )
+        problems = []
+    except Invalid as error:
+        problems = [p.code for p in error.problems]
+    assert problems == refused
+
+
 def test_athletics_rolls_a_failed_jump_again_with_the_servers_dice(catalogue):
     athlete = figure("Ath", skills=[table.figures.ATHLETICS])
     b = Battle(catalogue, a=(0, athlete), e=(1, figure("Eli")))
