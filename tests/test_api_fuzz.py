@@ -74,8 +74,7 @@ def fuzzer(django_user_model):
         battle_id=[battle.pk],
         level_up_index=[0],
     )
-    # schemathesis's WSGI transport asks for gzip and does not undo it; the site's
-    # compression has tests of its own (tests/test_compression.py).
+    # The in-process transport does not undo gzip; compression has its own tests.
     return {"Authorization": f"Token {token}", "Accept-Encoding": "identity"}
 
 
