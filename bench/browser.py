@@ -394,7 +394,7 @@ def play_cycles(
         transfer = b.page.locator("#transfer")
         transfer.locator('select[name="recipient"]').first.select_option(label=_option(b, "Emma"))
         transfer.locator('input[name="amount"]').first.fill("1")
-        button = transfer.get_by_role("button", name="Transfer")
+        button = transfer.get_by_role("button", name="Transfer", exact=True)
         _act(figures, "transfer", b, a, button, "/act/", rng, pause_s)
         undo = b.page.get_by_role("button", name="Undo last")
         _act(figures, "undo", b, a, undo, "/undo/", rng, pause_s)

@@ -11,6 +11,7 @@ from django.urls import reverse
 
 from bench import browser as bench_browser
 from bench.forces import full_force
+from campaign import services as campaign_services
 from play import services as play_services
 from roster import services as roster_services
 from roster.demo import demo_force
@@ -40,15 +41,21 @@ def test_the_bench_measures_builder_edits(live_server, browser, django_user_mode
 
 
 def test_the_bench_measures_a_round_at_the_battle(live_server, browser, django_user_model):
+    # As the bench's world has it: a campaign battle between two players' demo forces.
     ann = django_user_model.objects.create_user("ann")
     ria = django_user_model.objects.create_user("ria")
+    campaign = campaign_services.create_campaign(organiser=ann, name="Bench League")
+    campaign_services.join_campaign(user=ria, token=campaign.invite_token)
+    entered = [
+        campaign_services.enter_force(
+            campaign=campaign,
+            player=user,
+            force=roster_services.import_force(owner=user, document=demo_force()),
+        )
+        for user in (ann, ria)
+    ]
     battle = play_services.start_battle(
-        by=ann,
-        forces=[
-            roster_services.import_force(owner=ann, document=demo_force()),
-            roster_services.import_force(owner=ria, document=demo_force()),
-        ],
-        scenario="Bench Duel",
+        by=ann, forces=[cf.force for cf in entered], scenario="Bench Duel", campaign=campaign
     )
     a, b = (
         bench_browser.open_phone(browser, live_server.url, session_of(u), bench_browser.LOOPBACK)
