@@ -21,7 +21,7 @@ from datetime import date, datetime
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import Prefetch
 
@@ -57,7 +57,7 @@ def _when(value: datetime | date | None) -> str | None:
     return value.isoformat() if value is not None else None
 
 
-def _username(user: AbstractBaseUser | None) -> str | None:
+def _username(user: User | None) -> str | None:
     return user.get_username() if user is not None else None
 
 
@@ -297,7 +297,7 @@ def _import(data: dict[str, Any], *, reuse_users: bool) -> Campaign:
         user.save()
         users[name] = user
 
-    def user(name: str | None) -> AbstractBaseUser | None:
+    def user(name: str | None) -> User | None:
         return users[name] if name is not None else None
 
     info = data["campaign"]

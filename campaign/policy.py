@@ -392,7 +392,8 @@ def _purchase_words(purchase: dict[str, Any], society_slug: str) -> str:
         found = catalogue.skills.get(skill)
         return f"bought {found.name if found else skill}"
     society = catalogue.societies.get(society_slug)
-    line = society.lines.get(purchase.get("line")) if society else None
+    number: Any = purchase.get("line")  # as stored, whatever it is
+    line = society.lines.get(number) if society else None
     option = line.option_for(purchase.get("choice")) if line and line.kind == "statistic" else None
     if option is not None:
         return f"bought {option.amount:+d} {option.statistic}"

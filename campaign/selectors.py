@@ -19,7 +19,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import AnonymousUser
+from django.contrib.auth.models import User as Player
 from django.db.models import (
     Count,
     Exists,
@@ -51,7 +52,7 @@ from campaign.models import (
 from roster import selectors as roster_selectors
 from roster.models import Member
 
-User = AbstractBaseUser | AnonymousUser
+User = Player | AnonymousUser
 
 
 # --- campaigns -----------------------------------------------------------------------------
@@ -208,7 +209,7 @@ def _standings_of(campaign: Campaign, forces: list[CampaignForce]) -> list[Stand
                 lost=standing.lost,
                 points=standing.points,
                 resources=cf.balance,
-                rating=int(cf.rating or 0),
+                rating=int(cf.rating or 0),  # type: ignore[attr-defined]  # annotated by the query
                 retired=cf.retired_at is not None,
             )
         )

@@ -31,7 +31,7 @@ from dataclasses import dataclass, replace
 from datetime import date
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import F, Sum
 from django.utils import timezone
@@ -48,6 +48,7 @@ from campaign.models import (
     LedgerEntry,
     new_invite_token,
 )
+from campaign.policy import Debit
 from campaign.progression import HouseRules, InvalidHouseRules
 from campaign.tallies import TALLY_FOR_OUTCOME
 from dbd_site.errors import Conflict, Invalid, NotAllowed, NotFound, Problem, declare_codes
@@ -113,13 +114,13 @@ class MemberOutcome:
 # --- helpers ---------------------------------------------------------------------------
 
 
-def _name(user: AbstractBaseUser | None) -> str:
+def _name(user: User | None) -> str:
     return user.get_username() if user is not None else "Someone"
 
 
 def _log(
     campaign: Campaign,
-    actor: AbstractBaseUser | None,
+    actor: User | None,
     kind: str,
     message: str,
     **data: Any,
@@ -129,11 +130,11 @@ def _log(
     )
 
 
-def _is_player(campaign: Campaign, user: AbstractBaseUser) -> bool:
+def _is_player(campaign: Campaign, user: User) -> bool:
     return CampaignPlayer.objects.filter(campaign=campaign, user_id=user.pk).exists()
 
 
-def _require_organiser(campaign: Campaign, by: AbstractBaseUser, doing: str) -> None:
+def _require_organiser(campaign: Campaign, by: User, doing: str) -> None:
     if campaign.organiser_id != by.pk:
         raise NotAllowed("not-organiser", f"Only the organiser can {doing}.")
 
@@ -187,7 +188,7 @@ def _entry(
     amount: int,
     kind: str,
     reason: str,
-    by: AbstractBaseUser | None,
+    by: User | None,
     *,
     battle: Battle | None = None,
     reverses: LedgerEntry | None = None,
@@ -236,7 +237,9 @@ def _resync(campaign_force: CampaignForce, description: str = "") -> Force:
     return roster_services.refresh(force=campaign_force.force, description=description)
 
 
-def record_change(campaign_force: CampaignForce, proposal: Proposal, debits: Sequence) -> None:
+def record_change(
+    campaign_force: CampaignForce, proposal: Proposal, debits: Sequence[Debit]
+) -> None:
     """The policy's settlement after a write to a campaign copy: one ledger entry per
     purchase (R17a) and a line in the log for what the owner did."""
     command = proposal.command
@@ -314,7 +317,7 @@ def _store_rules(campaign: Campaign, rules: HouseRules) -> None:
 
 
 @transaction.atomic
-def create_campaign(*, organiser: AbstractBaseUser, name: str, **house_rules: Any) -> Campaign:
+def create_campaign(*, organiser: User, name: str, **house_rules: Any) -> Campaign:
     """A new campaign; the organiser is its first player. House rules default to R14-R18."""
     name = _clean_text(name, "A campaign name", 100, "/name")
     rules = _house_rules(house_rules)
@@ -333,7 +336,7 @@ def create_campaign(*, organiser: AbstractBaseUser, name: str, **house_rules: An
 
 
 @transaction.atomic
-def update_house_rules(*, campaign: Campaign, by: AbstractBaseUser, **values: Any) -> Campaign:
+def update_house_rules(*, campaign: Campaign, by: User, **values: Any) -> Campaign:
     """The organiser changes house rules; every change is logged, old and new value.
 
     New level thresholds are refused if a member would then have taken more level-ups
@@ -393,7 +396,7 @@ def update_house_rules(*, campaign: Campaign, by: AbstractBaseUser, **values: An
 
 
 @transaction.atomic
-def reset_invite_token(*, campaign: Campaign, by: AbstractBaseUser) -> Campaign:
+def reset_invite_token(*, campaign: Campaign, by: User) -> Campaign:
     """A new invitation link; the old one stops working."""
     _require_organiser(campaign, by, "change the invitation link")
     campaign.invite_token = new_invite_token()
@@ -408,7 +411,7 @@ def reset_invite_token(*, campaign: Campaign, by: AbstractBaseUser) -> Campaign:
 
 
 @transaction.atomic
-def join_campaign(*, user: AbstractBaseUser, token: str) -> CampaignPlayer:
+def join_campaign(*, user: User, token: str) -> CampaignPlayer:
     """Join through the invitation link; joining twice changes nothing."""
     campaign = Campaign.objects.filter(invite_token=token).first() if token else None
     if campaign is None:
@@ -433,7 +436,7 @@ def join_campaign(*, user: AbstractBaseUser, token: str) -> CampaignPlayer:
 
 
 @transaction.atomic
-def enter_force(*, campaign: Campaign, player: AbstractBaseUser, force: Force) -> CampaignForce:
+def enter_force(*, campaign: Campaign, player: User, force: Force) -> CampaignForce:
     """The campaign takes its own copy of the player's force; the original stays as it is.
 
     The force must be legal with the starting Resources (R10, R11) and new to campaigns
@@ -506,7 +509,7 @@ def enter_force(*, campaign: Campaign, player: AbstractBaseUser, force: Force) -
 
 
 @transaction.atomic
-def retire_campaign_force(*, campaign_force: CampaignForce, by: AbstractBaseUser) -> CampaignForce:
+def retire_campaign_force(*, campaign_force: CampaignForce, by: User) -> CampaignForce:
     """The owner or the organiser retires a force; its record and ledger stay."""
     cf = lock_campaign_force(campaign_force)
     if by.pk not in (cf.player_id, cf.campaign.organiser_id):
@@ -533,9 +536,7 @@ def retire_campaign_force(*, campaign_force: CampaignForce, by: AbstractBaseUser
 
 
 @transaction.atomic
-def spend(
-    *, campaign_force: CampaignForce, amount: int, reason: str, by: AbstractBaseUser
-) -> LedgerEntry:
+def spend(*, campaign_force: CampaignForce, amount: int, reason: str, by: User) -> LedgerEntry:
     """The owner spends Resources on something the roster does not hold; refused beyond
     the balance (R15)."""
     reason = _clean_text(reason, "A reason", 200, "/reason")
@@ -571,7 +572,7 @@ def spend(
 
 @transaction.atomic
 def adjust_resources(
-    *, campaign_force: CampaignForce, amount: int, reason: str, by: AbstractBaseUser
+    *, campaign_force: CampaignForce, amount: int, reason: str, by: User
 ) -> LedgerEntry:
     """The organiser corrects a balance up or down, with a reason; never below 0 (R15)."""
     reason = _clean_text(reason, "A reason", 200, "/reason")
@@ -617,7 +618,7 @@ def _member_of(campaign_force: CampaignForce, member: Member) -> Member:
 def take_level_up(
     *,
     campaign_force: CampaignForce,
-    by: AbstractBaseUser,
+    by: User,
     member: Member,
     line: int,
     choice: str | None = None,
@@ -678,7 +679,7 @@ def take_level_up(
 def continue_level_up_roll(
     *,
     campaign_force: CampaignForce,
-    by: AbstractBaseUser,
+    by: User,
     member: Member,
     slot: str,
     action: str,
@@ -810,7 +811,7 @@ def _record_problems(
 def record_battle(
     *,
     campaign: Campaign,
-    by: AbstractBaseUser,
+    by: User,
     played_on: date,
     scenario: str,
     winner: CampaignForce | None,
@@ -921,7 +922,7 @@ def _lock_battle(battle: Battle) -> Battle:
     )
 
 
-def may_confirm(battle: Battle, user: AbstractBaseUser, owners: Iterable[int]) -> bool:
+def may_confirm(battle: Battle, user: User, owners: Iterable[int]) -> bool:
     """R14a: the player of another force in the battle (not its recorder), or the
     organiser when the organiser neither recorded it nor owns a force in it. Nobody
     confirms a battle alone. `owners` are the user ids owning the battle's forces."""
@@ -931,7 +932,7 @@ def may_confirm(battle: Battle, user: AbstractBaseUser, owners: Iterable[int]) -
 
 
 @transaction.atomic
-def confirm_battle(*, battle: Battle, by: AbstractBaseUser) -> Battle:
+def confirm_battle(*, battle: Battle, by: User) -> Battle:
     """Confirm a pending battle and apply it, all or nothing: every member's XP (R16),
     every force's Resources (R15), scored with the house rules in force now (R14c).
     Locking the battle row means two confirmations at once apply it once; the second
@@ -1046,7 +1047,7 @@ def void_plan(*, battle: Battle) -> list[LevelUpLost]:
 
 
 @transaction.atomic
-def void_battle(*, battle: Battle, by: AbstractBaseUser, reason: str = "") -> Battle:
+def void_battle(*, battle: Battle, by: User, reason: str = "") -> Battle:
     """Void a battle.
 
     Confirmed (R15a): the organiser only, with a reason; everything it gave is taken
@@ -1160,7 +1161,7 @@ def void_battle(*, battle: Battle, by: AbstractBaseUser, reason: str = "") -> Ba
     return battle
 
 
-def may_void(*, battle: Battle, user: AbstractBaseUser, owners: Iterable[int]) -> bool:
+def may_void(*, battle: Battle, user: User, owners: Iterable[int]) -> bool:
     """Who `void_battle` lets void this battle: a confirmed one, the organiser only; a
     pending one, the organiser, its recorder (withdrawing it) or an opponent (disputing
     it). `owners` are the user ids owning the battle's forces."""

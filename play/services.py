@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
@@ -113,7 +113,7 @@ def _clean_scenario(scenario: str) -> str:
 @transaction.atomic
 def start_battle(
     *,
-    by: AbstractBaseUser,
+    by: User,
     forces: Sequence[Force],
     scenario: str,
     campaign: Campaign | None = None,
@@ -218,7 +218,7 @@ def _entered_rolls(campaign: Campaign | None, asked: bool | None) -> bool:
     return allowed if asked is None else asked
 
 
-def _name(user: AbstractBaseUser | None) -> str:
+def _name(user: User | None) -> str:
     return user.get_username() if user is not None else "Someone"
 
 
@@ -274,14 +274,14 @@ def _lock(battle_id: int) -> Battle:
     return Battle.objects.select_for_update().get(pk=battle_id)
 
 
-def _require_side(battle: Battle, sides: Sequence[BattleSide], by: AbstractBaseUser) -> None:
+def _require_side(battle: Battle, sides: Sequence[BattleSide], by: User) -> None:
     if not any(side.player_id == by.pk for side in sides):
         raise NotAllowed("not-a-side", "Only the battle's players act in it; you may watch.")
 
 
 def _act(
     battle: Battle,
-    by: AbstractBaseUser,
+    by: User,
     kind: str,
     do: Callable[[ActionFrame], Outcome],
     *,
@@ -341,7 +341,7 @@ def _act(
 def roll_initiative(
     *,
     battle: Battle,
-    by: AbstractBaseUser,
+    by: User,
     dice: Sequence[Sequence[object]] | None = None,
     rng: random.Random | None = None,
     if_match: int | None = None,
@@ -430,7 +430,7 @@ def _plan(
 def attack(
     *,
     battle: Battle,
-    by: AbstractBaseUser,
+    by: User,
     declaration: AttackDeclaration,
     dice: Sequence[object] | None = None,
     rng: random.Random | None = None,
@@ -534,7 +534,7 @@ def _status_words(t: ActionFrame, events: Sequence[table.Event]) -> str:
 def transfer_damage(
     *,
     battle: Battle,
-    by: AbstractBaseUser,
+    by: User,
     transfers: Mapping[int, int],
     if_match: int | None = None,
 ) -> BattleAction:
@@ -653,7 +653,7 @@ def plan_spell(
 def cast_spell(
     *,
     battle: Battle,
-    by: AbstractBaseUser,
+    by: User,
     caster: int,
     spell: str,
     target: int | None = None,
@@ -835,7 +835,7 @@ def plan_spell_attack(
 def spell_attack(
     *,
     battle: Battle,
-    by: AbstractBaseUser,
+    by: User,
     target: int,
     situation: table.Situation | None = None,
     dice: Sequence[object] | None = None,
@@ -867,7 +867,7 @@ def spell_attack(
 def heal(
     *,
     battle: Battle,
-    by: AbstractBaseUser,
+    by: User,
     healer: int,
     target: int,
     dice: Sequence[object] | None = None,
@@ -907,7 +907,7 @@ def heal(
 def revive(
     *,
     battle: Battle,
-    by: AbstractBaseUser,
+    by: User,
     reviver: int,
     target: int,
     dice: Sequence[object] | None = None,
@@ -952,7 +952,7 @@ def revive(
 def jump(
     *,
     battle: Battle,
-    by: AbstractBaseUser,
+    by: User,
     figure: int,
     distance: int,
     movement: table.Movement = "moved",
@@ -996,7 +996,7 @@ def jump(
 def roll_d12(
     *,
     battle: Battle,
-    by: AbstractBaseUser,
+    by: User,
     count: int = 1,
     reason: str = "",
     dice: Sequence[object] | None = None,
@@ -1035,7 +1035,7 @@ class Change:
 
 
 def change_figure(
-    *, battle: Battle, by: AbstractBaseUser, change: Change, if_match: int | None = None
+    *, battle: Battle, by: User, change: Change, if_match: int | None = None
 ) -> BattleAction:
     def do(t: ActionFrame) -> Outcome:
         fid, bf, fig = t.figure(change.figure, "/figure")
@@ -1093,7 +1093,7 @@ def change_figure(
 
 
 def end_activation(
-    *, battle: Battle, by: AbstractBaseUser, figure: int, if_match: int | None = None
+    *, battle: Battle, by: User, figure: int, if_match: int | None = None
 ) -> BattleAction:
     """The figure has activated this turn; the markers that last until its next activation
     (or for it) lapse: Clock Up, Inspire, Fortify, Extreme Speed."""
@@ -1113,9 +1113,7 @@ def end_activation(
     return _act(battle, by, "activate", do, if_match=if_match)
 
 
-def next_turn(
-    *, battle: Battle, by: AbstractBaseUser, if_match: int | None = None
-) -> BattleAction:
+def next_turn(*, battle: Battle, by: User, if_match: int | None = None) -> BattleAction:
     def do(t: ActionFrame) -> Outcome:
         table.next_turn(t.state)
         return Outcome(f"Turn {t.state['turn']} begins: roll for initiative.")
@@ -1124,7 +1122,7 @@ def next_turn(
 
 
 @transaction.atomic
-def undo(*, battle: Battle, by: AbstractBaseUser, if_match: int | None = None) -> BattleAction:
+def undo(*, battle: Battle, by: User, if_match: int | None = None) -> BattleAction:
     """Undo the last action not yet undone (last first, P5): its state before comes back."""
     locked = _lock(battle.pk)
     _require_side(locked, list(locked.sides.all()), by)
@@ -1170,9 +1168,9 @@ def record_from_log(battle: Battle) -> dict[str, table.MemberRecord]:
 def end_battle(
     *,
     battle: Battle,
-    by: AbstractBaseUser,
+    by: User,
     winner: int | None,
-    objectives: Mapping[int, int] | None = None,
+    objectives: Mapping[int | str, int] | None = None,
     played_on: Any = None,
     if_match: int | None = None,
 ) -> Battle:
@@ -1245,12 +1243,13 @@ def end_battle(
 
 def _record_in_campaign(
     battle: Battle,
-    by: AbstractBaseUser,
+    by: User,
     sides: Sequence[BattleSide],
     figures: Mapping[str, BattleFigure],
     record: Mapping[str, Any],
     played_on: Any,
 ) -> Any:
+    assert battle.campaign is not None  # called for a campaign's battle only
     results: dict[CampaignForce, list[campaign_services.MemberOutcome]] = {}
     members = {
         m.pk: m

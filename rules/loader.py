@@ -4,6 +4,7 @@ import functools
 from dataclasses import replace
 from fractions import Fraction
 from types import MappingProxyType
+from typing import Any
 
 from rules import catalogue as c
 from rules import models
@@ -25,7 +26,7 @@ def clear_catalogue_cache() -> None:
     get_catalogue.cache_clear()
 
 
-def _options(raw: list[dict]) -> tuple[c.StatisticOption, ...]:
+def _options(raw: list[dict[str, Any]]) -> tuple[c.StatisticOption, ...]:
     return tuple(c.StatisticOption(o["statistic"], int(o["amount"])) for o in raw)
 
 
