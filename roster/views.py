@@ -612,12 +612,12 @@ def _builder_response(
     section: str,
     *,
     notice: str = "",
-    rejected: Rejected | None = None,
+    refused: DomainError | None = None,
     changed: Member | None = None,
 ) -> HttpResponse:
     """After a change: htmx gets the changed step, with the card, status and notice out of
     band; a plain form post is redirected back to the step (PRG), or shown the page again
-    with the problem (400).
+    with the refusal (`refused`: its status, its words beside the step).
 
     `changed` is the member as the write path stored it (its `force` showing the stored
     evaluation, version and members), when the caller holds it: then nothing is read
@@ -625,7 +625,7 @@ def _builder_response(
     refreshes each one as it comes into view (the "builder-changed" event,
     static/js/site.js).
     """
-    if rejected is None and not is_htmx(request):
+    if refused is None and not is_htmx(request):
         messages.success(request, notice)
         url = reverse("roster:member", args=[force_id, member_id])
         return redirect(f"{url}?step={section}#step-{section}")
@@ -633,8 +633,9 @@ def _builder_response(
         force, member = changed.force, changed
     else:
         force, member = _builder_member(request, force_id, member_id)
-    forms_ = {rejected.form_name: rejected.form} if rejected and rejected.form else None
-    errors = {rejected.section: rejected.messages} if rejected else None
+    form = refused.form if isinstance(refused, Rejected) else None
+    forms_ = {refused.form_name: form} if isinstance(refused, Rejected) and form else None
+    errors = {section: [] if form else _refusal_texts(refused)} if refused else None
     context = _builder_context(
         request,
         force,
@@ -644,10 +645,10 @@ def _builder_response(
         notice=notice,
         open_steps=frozenset({section}),
     )
-    if context["name_taken"] and section == "basics" and rejected is None:
+    if context["name_taken"] and section == "basics" and refused is None:
         # Saved (a draft may break rules), but not "Saved" alone: R10 wants unique names.
         context["notice"] = f"Saved, but another member is already called {member.name}."
-    status = rejected.status if rejected else 200
+    status = refused.status if refused else 200
     if not is_htmx(request):
         return render_page(request, "roster/member.html", context, status=status, compact=True)
     context["step_partial"] = f"roster/member.html#step-{section}"
@@ -661,7 +662,7 @@ def _builder_response(
         partial="step-answer",
         compact=True,
     )
-    if rejected is None:
+    if refused is None:
         trigger_client_event(response, "builder-changed", {"step": f"step-{section}"})
     return response
 
@@ -674,16 +675,15 @@ def made_on(request: HttpRequest) -> int | None:
     return int(raw) if is_whole_number(raw) else None
 
 
-def _refused(section: str, exc: DomainError) -> Rejected:
-    """A refusal of the write path, in words beside the step: a problem inside a member
-    is said relative to the member ("purchases, entry 1: ...")."""
-    texts = [
+def _refusal_texts(refused: DomainError) -> list[str]:
+    """A refusal in words beside the step: a problem inside a member is said relative to
+    the member ("purchases, entry 1: ...")."""
+    return [
         _problem_text(Problem(re.sub(r"^/members/\d+", "", p.pointer), p.code, p.message))
         if p.pointer.startswith("/members/")
         else p.message
-        for p in exc.problems
+        for p in refused.problems
     ]
-    return Rejected(section, *texts, status=exc.status)
 
 
 @login_required
@@ -719,12 +719,10 @@ def member_edit(request: HttpRequest, force_id: int, member_id: int, step: str) 
             description=lambda: f"{names[-1]}: {notices[-1].rstrip('.')}",
             made_on=made_on(request),
         )
-    except Rejected as exc:
-        return _builder_response(request, force_id, member_id, exc.section, rejected=exc)
     except DomainError as exc:
-        return _builder_response(
-            request, force_id, member_id, section, rejected=_refused(section, exc)
-        )
+        if isinstance(exc, Rejected):
+            section = exc.section
+        return _builder_response(request, force_id, member_id, section, refused=exc)
     return _builder_response(
         request, force_id, member_id, section, notice=notices[-1], changed=changed
     )
@@ -761,9 +759,7 @@ def member_roll(request: HttpRequest, force_id: int, member_id: int) -> HttpResp
             made_on=made_on(request),
         )
     except DomainError as exc:
-        return _builder_response(
-            request, force_id, member_id, "free", rejected=_refused("free", exc)
-        )
+        return _builder_response(request, force_id, member_id, "free", refused=exc)
     return _builder_response(request, force_id, member_id, "free", notice=_roll_notice(roll))
 
 
@@ -798,9 +794,7 @@ def _skill_choice(
             made_on=made_on(request),
         )
     except DomainError as exc:
-        return _builder_response(
-            request, force_id, member_id, "free", rejected=_refused("free", exc)
-        )
+        return _builder_response(request, force_id, member_id, "free", refused=exc)
     notice = f"Took {catalogue.skills[skill].name}."
     return _builder_response(request, force_id, member_id, "free", notice=notice)
 
