@@ -229,6 +229,14 @@ def _datetime(value: Any, what: str) -> datetime | None:
     return parsed
 
 
+def _moment(value: Any, what: str) -> datetime:
+    """A date and time the file must hold."""
+    moment = _datetime(value, what)
+    if moment is None:
+        raise CampaignImportError(f"{what}: a date and time is needed.")
+    return moment
+
+
 def _date(value: Any, what: str) -> date:
     try:
         return date.fromisoformat(value)
@@ -321,15 +329,12 @@ def _import(data: dict[str, Any], *, reuse_users: bool) -> Campaign:
 
     forces: list[CampaignForce] = []
     members: list[list[Member]] = []
-    timestamps: list[tuple[int, dict[str, Any]]] = []
+    timestamps: list[tuple[Force, dict[str, Any]]] = []
     for i, entry in enumerate(data["forces"]):
         owner = users[entry["player"]]
-        force = roster_services.import_force(owner=owner, document=entry["document"])
-        Force.objects.filter(pk=force.pk).update(rules_version=entry["rules_version"])
-        force_members = list(force.members.order_by("position", "id"))
-        for roll in entry["rolls"]:
-            made = SkillRoll.objects.create(
-                member=force_members[roll["member"]],
+        rolls = [
+            roster_services.RestoredRoll(
+                member=roll["member"],
                 rolled_by=user(roll["rolled_by"]),
                 slot=roll["slot"],
                 table=roll["table"],
@@ -337,10 +342,17 @@ def _import(data: dict[str, Any], *, reuse_users: bool) -> Campaign:
                 outcome=_choice(roll["outcome"], SkillRoll.Outcome, "roll outcome"),
                 skill=roll["skill"],
                 choices=roll["choices"],
+                created_at=_moment(roll["created_at"], "roll created_at"),
             )
-            SkillRoll.objects.filter(pk=made.pk).update(
-                created_at=_datetime(roll["created_at"], "roll created_at")
-            )
+            for roll in entry["rolls"]
+        ]
+        force = roster_services.restore_force(
+            owner=owner,
+            document=entry["document"],
+            rules_version=entry["rules_version"],
+            rolls=rolls,
+        )
+        force_members = list(force.members.order_by("position", "id"))
         forces.append(
             CampaignForce.objects.create(
                 campaign=campaign,
@@ -351,7 +363,7 @@ def _import(data: dict[str, Any], *, reuse_users: bool) -> Campaign:
             )
         )
         members.append(force_members)
-        timestamps.append((force.pk, entry))
+        timestamps.append((force, entry))
 
     battles: list[Battle] = []
     for i, b in enumerate(data["battles"]):
@@ -453,9 +465,10 @@ def _import(data: dict[str, Any], *, reuse_users: bool) -> Campaign:
     for cf in forces:
         roster_services.refresh(force=cf.force, description="imported")
     # Last, so nothing above moves them: the roster forces' own timestamps.
-    for force_pk, entry in timestamps:
-        Force.objects.filter(pk=force_pk).update(
-            created_at=_datetime(entry["created_at"], "force created_at"),
-            updated_at=_datetime(entry["updated_at"], "force updated_at"),
+    for force, entry in timestamps:
+        roster_services.restore_times(
+            force=force,
+            created_at=_moment(entry["created_at"], "force created_at"),
+            updated_at=_moment(entry["updated_at"], "force updated_at"),
         )
     return campaign

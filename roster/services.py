@@ -28,6 +28,7 @@ import random
 import secrets
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 from typing import Any, Generic, TypeVar
 
 from django.contrib.auth.models import User
@@ -473,6 +474,68 @@ def import_force(*, owner: User, document: Any) -> Force:
             _replace_members(draft, document["members"])
 
         return _write(force, Command("import", owner), change).force
+
+
+@dataclass(frozen=True, slots=True)
+class RestoredRoll:
+    """A server roll as an export holds it (`campaign.exports`): the member it was made
+    for (an index into the document's members) and the roll as it was made."""
+
+    member: int
+    rolled_by: User | None
+    slot: str
+    table: str
+    dice: list[int]
+    outcome: str
+    skill: str  # "" when the roll gave none
+    choices: list[str]
+    created_at: datetime
+
+
+def restore_force(
+    *, owner: User, document: Any, rules_version: str, rolls: Sequence[RestoredRoll]
+) -> Force:
+    """A force as an export holds it (a campaign's, `campaign.exports`): its document, the
+    edition it was built under, and its server roll history, so its rolled skills stay
+    verified (R5). A malformed document creates nothing (400).
+
+    The app's own bookkeeping (no actor): a force on an older edition is restored as it
+    was, for its player to move (issue #13)."""
+    try:
+        roster = documents.parse(document)
+    except documents.MalformedDocument as exc:
+        raise Invalid.of(exc.problems) from exc
+    with transaction.atomic():
+        force = _new_force(owner, roster.name, roster.resources, rules_version)
+        made: list[SkillRoll] = []
+
+        def change(draft: Draft) -> None:
+            _replace_members(draft, document["members"])
+            for roll in rolls:
+                row = SkillRoll(
+                    rolled_by=roll.rolled_by,
+                    slot=roll.slot,
+                    table=roll.table,
+                    dice=roll.dice,
+                    outcome=roll.outcome,
+                    skill=roll.skill,
+                    choices=roll.choices,
+                )
+                draft.new_rolls.append((draft.members[roll.member], row))
+                made.append(row)
+
+        written = _write(force, Command("import", None, "restored from an export"), change)
+        for roll, row in zip(rolls, made, strict=True):
+            # Stored at insert as now (`auto_now_add`): the time the roll was made replaces it.
+            SkillRoll.objects.filter(pk=row.pk).update(created_at=roll.created_at)
+        return written.force
+
+
+def restore_times(*, force: Force, created_at: datetime, updated_at: datetime) -> None:
+    """The last step of restoring a force from an export (`campaign.exports`): the times
+    the export holds, which every write before this one moved. Nothing the rules see
+    changes, and the version does not move (nothing has been shown of the force yet)."""
+    Force.objects.filter(pk=force.pk).update(created_at=created_at, updated_at=updated_at)
 
 
 def duplicate_force(
@@ -1041,6 +1104,7 @@ def award_xp(
 __all__ = [
     "DomainError",
     "Draft",
+    "RestoredRoll",
     "Written",
     "add_member",
     "award_xp",
@@ -1058,6 +1122,8 @@ __all__ = [
     "refresh_evaluation",
     "remove_member",
     "replace_document",
+    "restore_force",
+    "restore_times",
     "roll_skill",
     "set_share_link",
     "take_free_pick",
