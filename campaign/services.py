@@ -58,6 +58,7 @@ from roster import selectors as roster_selectors
 from roster import services as roster_services
 from roster.models import Force, Member
 from roster.policy import Proposal
+from rules import dice
 from rules.loader import get_catalogue
 
 CODES = declare_codes(
@@ -702,7 +703,7 @@ def continue_level_up_roll(
             member_id=current.pk,
             slot=slot,
             table=table,
-            rng=rng or random.SystemRandom(),
+            rng=rng or dice.server_dice(),
         )
     elif action == "free-pick":
         roster_services.take_free_pick(

@@ -13,7 +13,6 @@ status 400.
 """
 
 import json
-import random
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,15 +45,11 @@ from dbd_site.inputs import is_whole_number
 from dbd_site.rendering import is_htmx, refusal_messages, render_page
 from roster import engine
 from roster.models import Member, SkillRoll
+from rules import dice
 from rules.loader import get_catalogue
 
 LOG_PAGE_SIZE = 25
 RECENT_BATTLES = 10
-
-
-def dice() -> random.Random:
-    """Where the server's d12s come from (R5, R17). Tests swap in scripted dice."""
-    return random.SystemRandom()
 
 
 # --- helpers -------------------------------------------------------------------------------
@@ -582,7 +577,7 @@ def level_up(
                 choice=data["choice"],
                 method=data["method"],
                 skill=data.get("skill") or None,
-                rng=dice(),
+                rng=dice.server_dice(),
             )
         except DomainError as exc:
             form.add_error(None, str(exc))
@@ -645,7 +640,7 @@ def level_up_roll(
                 action=data["action"],
                 table=data.get("table") or None,
                 skill=data.get("skill") or None,
-                rng=dice(),
+                rng=dice.server_dice(),
             )
         except DomainError as exc:
             form.add_error(None, str(exc))

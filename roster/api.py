@@ -8,7 +8,6 @@ writes through `roster.services`, and every number is the engine's stored answer
 """
 
 import hashlib
-import random
 from typing import Any
 
 from django.core.cache import cache
@@ -41,6 +40,7 @@ from dbd_site.parsers import JSONParser
 from roster import cache_keys, documents, engine, selectors, serializers, services
 from roster.models import Force, Member
 from roster.schema import DOCUMENT_REF, PATCH_SCHEMA
+from rules import dice
 from rules.loader import get_catalogue
 
 _EMMA = {
@@ -162,11 +162,6 @@ def _unchanged_since(request: Request, etag: str) -> bool:
     """
     sent = parse_etags(request.headers.get("If-None-Match", ""))
     return "*" in sent or etag.removeprefix("W/") in {tag.removeprefix("W/") for tag in sent}
-
-
-def _dice() -> random.Random:
-    """Where the server's d12s come from; the tests swap in scripted dice."""
-    return random.SystemRandom()
 
 
 # What `_if_match` answers for a tag that names no version of this force: no version
@@ -563,7 +558,7 @@ class MemberRollsView(ForceApiView):
             member_id=member.pk,
             slot=slot,
             table=body.validated_data.get("table"),
-            rng=_dice(),
+            rng=dice.server_dice(),
         )
         answer = serializers.SkillRollSerializer(roll, context=self.get_serializer_context())
         data = {**answer.data, **self.advancement_answer(slot, member_index)}

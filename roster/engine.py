@@ -1083,7 +1083,7 @@ def takeable_skills(category: SkillCategory, owned: Collection[str]) -> tuple[st
 
 
 def roll_skill(category: SkillCategory, owned: Collection[str], rng: random.Random) -> SkillRoll:
-    """R5: roll 1d12 on `category`'s table. Use `random.SystemRandom()` for real rolls."""
+    """R5: roll 1d12 on `category`'s table; real rolls use `rules.dice.server_dice()`."""
     dice: list[int] = []
     while True:
         die = rng.randint(1, 12)

@@ -20,7 +20,7 @@ works a stored evaluation out again after the rules' content changed, moving the
 only when the answer changed.
 
 Refusals raise `dbd_site.errors.DomainError` kinds; callers render them. Real dice are
-`random.SystemRandom()`; tests inject a seeded or scripted `random.Random`.
+`rules.dice.server_dice()`; tests inject a seeded or scripted `random.Random`.
 """
 
 import copy

@@ -9,7 +9,6 @@ everything works as plain HTML forms (POST, then redirect) without JavaScript.
 """
 
 import json
-import random
 import re
 from collections.abc import Callable
 from functools import cache
@@ -57,13 +56,8 @@ from roster.presenters import (
     name_shared,
     roll_outcome,
 )
+from rules import dice
 from rules.loader import get_catalogue
-
-
-def dice() -> random.Random:
-    """Where the server's d12s come from (R5). Tests swap in scripted dice."""
-    return random.SystemRandom()
-
 
 # --- rendering helpers -------------------------------------------------------------------
 
@@ -755,7 +749,7 @@ def member_roll(request: HttpRequest, force_id: int, member_id: int) -> HttpResp
             member_id=member.pk,
             slot=request.POST.get("slot", ""),
             table=request.POST.get("table") or None,
-            rng=dice(),
+            rng=dice.server_dice(),
             made_on=made_on(request),
         )
     except DomainError as exc:

@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Locator, Page, expect
 
-from roster import views
 from tests.browser.conftest import assert_accessible
 from tests.roster.builders import emma, student
 from tests.roster.test_rolls import ScriptedDice
@@ -182,7 +181,7 @@ def build_emma(page: Page, monkeypatch: pytest.MonkeyPatch) -> None:
     open_step(page, "free")
     take_line(page, "Emma", 1, "Spellcasting Skill")
     dice = ScriptedDice(12, 2)
-    monkeypatch.setattr(views, "dice", lambda: dice)
+    monkeypatch.setattr("rules.dice.server_dice", lambda: dice)
     first = free_slot(page, 1)
     first.get_by_role("button", name="Roll on the Spellcasting table").click()
     expect(notice(page)).to_have_text("You rolled 12: Natural 12: roll again on any table.")

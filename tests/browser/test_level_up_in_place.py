@@ -29,7 +29,7 @@ def test_a_rolled_level_up_shows_its_roll_in_place(
     ann_takes_an_enemy_out(campaign, red, blue, by=alice, confirmed_by=bob)
     ann = Member.objects.get(force_id=red.force_id, name="Ann")
     dice = ScriptedDice(2)
-    monkeypatch.setattr("campaign.views.dice", lambda: dice)
+    monkeypatch.setattr("rules.dice.server_dice", lambda: dice)
 
     page = signed_in_page(browser, live_server, alice, view)
     try:
