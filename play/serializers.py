@@ -3,8 +3,12 @@ writes in `play.services`; nothing here computes a probability or a result."""
 
 from rest_framework import serializers
 
-from campaign.serializers import StrictBooleanField, StrictCharField, StrictIntegerField
-from dbd_site.serializers import StrictSerializer
+from dbd_site.serializers import (
+    StrictBooleanField,
+    StrictCharField,
+    StrictIntegerField,
+    StrictSerializer,
+)
 from play import table
 
 BATTLE_STATUSES = ["playing", "ended"]
