@@ -109,17 +109,6 @@ def get_campaign_force(*, campaign: Campaign, campaign_force_id: int) -> Campaig
     return entry
 
 
-def campaign_force_for(*, user: User, force_id: int) -> CampaignForce | None:
-    """The campaign entry of a roster force the user owns (None for a freeform force)."""
-    if not user.is_authenticated:
-        return None
-    return (
-        CampaignForce.objects.select_related("campaign", "force")
-        .filter(force_id=force_id, player_id=user.pk)
-        .first()
-    )
-
-
 # --- Resources (R15) -----------------------------------------------------------------------
 
 

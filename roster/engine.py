@@ -165,14 +165,6 @@ class Evaluation:
     def remaining(self) -> int | None:
         return None if self.resources is None else self.resources - self.total_cost
 
-    def problems_at(self, prefix: str) -> list[Problem]:
-        """Errors and warnings at `prefix` or inside it, for showing next to a field."""
-        return [
-            p
-            for p in (*self.errors, *self.warnings)
-            if p.pointer == prefix or p.pointer.startswith(prefix + "/")
-        ]
-
     def as_dict(self) -> dict[str, Any]:
         return {
             "valid": self.valid,
