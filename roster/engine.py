@@ -41,7 +41,7 @@ from rules.catalogue import (
 # stored evaluations as a change to the rules' data does. A test evaluates a fixed corpus
 # and fails when the answers change while this did not (tests/roster/test_engine_version.py
 # says how to move it).
-ENGINE_VERSION = 1
+ENGINE_VERSION = 2
 
 BASE_VALUES = (1, 2, 2, 3)  # R1: ME, RA, CA, DF get 3/2/2/1 in some order
 BASE_DF_BONUS = 6
@@ -534,11 +534,14 @@ class _MemberBuilder:
         seen: set[int] = set()
         for i, adv in enumerate(advancements):
             if adv.line in seen:
+                # Named as the builder shows the line ("+1 ME"); a number the table lacks
+                # (only an imported document has one) is all there is to name it by.
+                known = self.society.lines.get(adv.line)
+                label = known.label if known is not None else f"line {adv.line}"
                 self.error(
                     f"{where}/{i}/line",
                     "duplicate-line",
-                    f"Free advancements come from two different lines; line {adv.line} is "
-                    "taken twice.",
+                    f"Free advancements come from two different lines; {label} is taken twice.",
                 )
                 continue
             seen.add(adv.line)

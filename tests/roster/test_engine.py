@@ -7,9 +7,6 @@ import pytest
 from roster.engine import evaluate, level_for_xp
 from tests.roster.builders import emma, force, julius, legal_force, student
 
-# The catalogue is read from the rules tables, so the test database must exist.
-pytestmark = pytest.mark.django_db
-
 
 def codes(evaluation, pointer_prefix: str = "") -> list[str]:
     return [p.code for p in evaluation.errors if p.pointer.startswith(pointer_prefix)]
@@ -205,6 +202,16 @@ def test_r4_two_different_lines(catalogue):
     assert ("/members/0/free_advancements/1/line", "duplicate-line") in [
         (p.pointer, p.code) for p in evaluation.errors
     ]
+
+
+def test_r4_a_line_taken_twice_is_named_as_the_builder_shows_it(catalogue):
+    member = student("Eve")  # technical: line 3 is +2 DF, line 6 a Technical Skill
+    for line, label in [(3, "+2 DF"), (6, "Technical Skill")]:
+        member["free_advancements"] = [{"line": line}, {"line": line}]
+        evaluation, _ = member_result(catalogue, member)
+        assert [p.message for p in evaluation.errors if p.code == "duplicate-line"] == [
+            f"Free advancements come from two different lines; {label} is taken twice."
+        ]
 
 
 def test_r4_or_line_needs_a_choice_and_other_lines_take_none(catalogue):

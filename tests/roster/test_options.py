@@ -8,8 +8,6 @@ from roster import options
 from roster.engine import evaluate
 from tests.roster.builders import emma, force, student
 
-pytestmark = pytest.mark.django_db
-
 
 def by_key(groups) -> dict[str, options.Option]:
     return {o.key: o for g in groups for o in g.options}
@@ -91,26 +89,6 @@ def test_a_piece_that_would_displace_another_names_it_instead_of_blaming_it(cata
     assert offered["medical-kit"].reason == (
         "No room: as the extra piece it would leave Simple Weapon without a hand."
     )
-
-
-def test_a_reason_every_refused_option_shares_is_said_once_for_the_group():
-    shared = "The one extra piece (backup weapon, armour or item) is taken."
-    group = options.OptionGroup(
-        "items",
-        "Items",
-        (
-            options.Option("a", "A", reason=shared),
-            options.Option("b", "B", reason=shared),
-            options.Option("c", "C"),
-        ),
-    )
-    assert group.shared_reason == shared
-    mixed = options.OptionGroup(
-        "items", "Items", (*group.options, options.Option("d", "D", reason="Needs RA 1 or more."))
-    )
-    assert mixed.shared_reason is None
-    single = options.OptionGroup("items", "Items", group.options[1:])
-    assert single.shared_reason is None  # one row says it itself
 
 
 def test_every_option_says_what_it_does(catalogue):
