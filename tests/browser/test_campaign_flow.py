@@ -6,7 +6,7 @@ Resources (R15), XP and levels (R16) follow. Alice takes two level-ups (R17): a 
 line, and a skill line rolled on the server. Then the charts and the log.
 
 Only the users, their freeform forces and the server's dice (monkeypatched
-`campaign.views.dice`; the live server runs in a thread of this process) are arranged;
+`rules.dice.server_dice`; the live server runs in a thread of this process) are arranged;
 everything in the campaign is clicks, fills and checks. Every distinct campaign page
 gets an axe check.
 """

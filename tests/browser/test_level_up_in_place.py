@@ -1,7 +1,7 @@
 """A skill level-up is rolled in place (issue #11): the die, the table and the skill show
 on the level-up page itself, with a re-roll at its real FR cost (R5, R5a) and a pick, in
 the desktop and phone views, light and dark. The server's dice are scripted
-(`campaign.views.dice`; the live server runs in a thread of this process)."""
+(`rules.dice.server_dice`; the live server runs in a thread of this process)."""
 
 import re
 
