@@ -65,7 +65,10 @@ def _username(user: User | None) -> str | None:
 
 
 def export_campaign(*, campaign: Campaign) -> dict[str, Any]:
-    """The campaign as a dbd-campaign/1 document (plain JSON values)."""
+    """The campaign as a dbd-campaign/1 document (plain JSON values).
+
+    Long because it writes the document's sections in the order the format lists them.
+    """
     campaign = Campaign.objects.select_related("organiser").get(pk=campaign.pk)
     players = list(campaign.players.select_related("user").order_by("joined_at", "id"))
     forces = list(
@@ -291,6 +294,8 @@ def import_campaign(*, data: Any, reuse_users: bool = False) -> Campaign:
 
 
 def _import(data: dict[str, Any], *, reuse_users: bool) -> Campaign:
+    """Long because it reads the document's sections in order, each referring to rows made
+    before it; split, the positions would travel between functions."""
     User = get_user_model()
     names = _usernames(data)
     existing = {u.get_username(): u for u in User.objects.filter(username__in=names)}

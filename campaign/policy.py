@@ -154,6 +154,8 @@ class CampaignPolicy:
         )
 
     def judge(self, proposal: Proposal) -> Verdict:
+        """Long because each between-battles rule (R17a, R18a) is checked against the same
+        before and after, in order."""
         command = proposal.command
         if command.kind in RULES_CHANGES:
             # Like a statistic that changes after a purchase (R17a): the ledger neither

@@ -393,6 +393,8 @@ def xp_history(*, campaign: Campaign) -> dict[str, Any]:
 
     Members start with 0 XP (campaign forces enter with none, R16). Members who left
     keep their line under the name they had.
+
+    Long because the chart's lines are built in one pass over the battles.
     """
     battles = _confirmed_in_order(campaign)
     index = {b.pk: i for i, b in enumerate(battles)}
@@ -820,7 +822,10 @@ def advancement_words(
 
 def force_progress(*, campaign_force: CampaignForce) -> list[MemberProgress]:
     """Each member's XP, level and level-ups over time (R16, R17): current members in
-    roster order, then members who left (under the name they had). Four queries."""
+    roster order, then members who left (under the name they had). Four queries.
+
+    Long because each member's progress is built from the same four reads, in one pass.
+    """
     from roster.models import SkillRoll
     from rules.loader import get_catalogue
 

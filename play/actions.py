@@ -25,7 +25,10 @@ def perform(
     if_match: int | None = None,
     rng: random.Random | None = None,
 ) -> BattleAction:
-    """Dispatch one validated action body to its service."""
+    """Dispatch one validated action body to its service.
+
+    Long because it is the table of actions to services, one branch each.
+    """
     kind = body["type"]
     dice = body.get("dice")
     if dice is not None and not isinstance(dice, list):

@@ -240,7 +240,10 @@ def spell_odds_rows(figure: table.figures.Figure, catalogue: Catalogue) -> list[
 
 def attack_form(view: selectors.BattleView, catalogue: Any, values: Any) -> dict[str, Any]:
     """What the attack form shows: the chosen attacker's weapons and fire modes, and the
-    situations that apply to this kind of attack and this attacker's skills (P2)."""
+    situations that apply to this kind of attack and this attacker's skills (P2).
+
+    Long because each situation of P2 is offered or not by its own line, side by side.
+    """
     figures = {f.id: f for f in view.figures}
     active = [f for f in view.figures if f.state["status"] == table.figures.ACTIVE]
     acting = [f for f in active if f.side == view.acting_side and not f.state["activated"]]

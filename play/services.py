@@ -117,6 +117,8 @@ def start_battle(
     the starter may forbid them in any battle, but not allow them where the campaign
     forbids them. The battle keeps its own copy: a later change of the house rule leaves
     a battle under way as it started.
+
+    Long because the checks, the sides and their figures go in one transaction.
     """
     scenario = _clean_scenario(scenario)
     entered_rolls_allowed = _entered_rolls(campaign, entered_rolls_allowed)
@@ -342,9 +344,13 @@ def transfer_damage(
 ) -> BattleAction:
     """Friendship (P3): right after an attack that dealt damage, the defender moves some of
     it onto friendly figures (each at most its FR; The True Power of Friendship halves
-    what it receives). The attack is resolved again from its state with the same dice."""
+    what it receives). The attack is resolved again from its state with the same dice.
+
+    Long because the transfer is checked and the attack resolved again in one action (P3).
+    """
 
     def do(t: table.state.Table) -> table.state.Outcome:
+        """Long because it is one action's steps in order under the battle's lock."""
         last = _last_effective(battle)
         if (
             last is None
@@ -677,7 +683,11 @@ def end_battle(
 ) -> Battle:
     """End the battle: the R14 record from the log (P6) with the players' objectives and
     result (`winner` is a side's position, None a draw). In a campaign it becomes the
-    pending battle that another side confirms (R14a), through `campaign.services`."""
+    pending battle that another side confirms (R14a), through `campaign.services`.
+
+    Long because the record, its checks and the campaign's battle are made in one
+    transaction.
+    """
     locked = _lock(battle.pk)
     sides = list(locked.sides.all())
     _require_side(locked, sides, by)

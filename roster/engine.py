@@ -453,7 +453,11 @@ def _check_new_skill(builder: _MemberBuilder, key: str, where: str) -> bool:
 def _advancement(
     builder: _MemberBuilder, adv: Advancement, where: str, *, at_creation: bool
 ) -> None:
-    """A free advancement (R4, R5) or a level-up (R17)."""
+    """A free advancement (R4, R5) or a level-up (R17).
+
+    Long because a statistic line and a skill line (R4, R5) are checked in one place, so a
+    level-up and a free advancement cannot drift apart.
+    """
     line = _society_line(builder, adv.line, f"{where}/line")
     if line is None:
         return
@@ -787,7 +791,11 @@ def _learn_spells(builder: _MemberBuilder) -> None:
 
 
 def _spells(builder: _MemberBuilder) -> dict[str, int]:
-    """R9: slots = CA + Additional Spell Slots; core school 1 slot, others 2."""
+    """R9: slots = CA + Additional Spell Slots; core school 1 slot, others 2.
+
+    Long because the slots (R9) are counted as the spells, Spell Focus and the Mastery use
+    them, in one pass.
+    """
     at = builder.at
     total = builder.stats["CA"] + builder.skills.count(ADDITIONAL_SPELL_SLOT)
     used = 0

@@ -202,7 +202,11 @@ def member_card(
     *,
     viewer_id: int | None = None,
 ) -> MemberCard:
-    """One member as the engine sees it: stats, costs and every problem in its place."""
+    """One member as the engine sees it: stats, costs and every problem in its place.
+
+    Long because the card shows every entry of the member in the document's order, each with
+    its cost and problems.
+    """
     shown = member_evaluation(evaluation, index)
     at, result = shown["at"], shown["result"]
     pool = _ProblemPool(shown)
@@ -433,6 +437,8 @@ class FreeSlot:
 def free_slots(
     member: Member, data: dict[str, Any], card: MemberCard, catalogue: Catalogue
 ) -> list[FreeSlot]:
+    """Long because each slot's roll state, options and costs are worked out together from the
+    same line and rolls."""
     society = catalogue.societies.get(member.society)
     advancements = data["free_advancements"]
     slots = []

@@ -250,6 +250,9 @@ def _write(
     content version is stored, and the version does not move (a client's `If-Match`
     still holds). `dry_run`: everything but storing, with the policy's refusals
     collected rather than raised; the answer leaves as `_DryRun`.
+
+    Long because it is the write path's steps (the module's docstring) in their order, in
+    one transaction.
     """
     catalogue = get_catalogue()
     refusals: list[Problem] = []
@@ -916,6 +919,9 @@ def roll_skill(
     After a natural 12, `table` names the table to roll on next (any of them). Rolling
     again after a result is a re-roll: -1 FR, counted in the advancement's `rerolls`,
     refused when it would take FR below 0 (R5a).
+
+    Long because a roll, a re-roll and a roll after a natural 12 share their checks and the
+    stored roll (R5, R5a).
     """
     catalogue = get_catalogue()
 
@@ -1049,6 +1055,9 @@ def take_level_up(
 
     The new level-up must itself be legal (an open roll excepted): any new error at it
     refuses the whole change, pointing at what the caller sent.
+
+    Long because the level-up, its roll and the check that it is itself legal run in one
+    change.
     """
     catalogue = get_catalogue()
     slot_holder: dict[str, str] = {}

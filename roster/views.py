@@ -84,6 +84,8 @@ def _member(force: Force, member_id: int) -> Member:
 def _force_context(
     request: HttpRequest, force: Force, *, read_only: bool = False
 ) -> dict[str, Any]:
+    """Long because it gathers what the force page shows, each piece a line, in the page's
+    order."""
     catalogue = get_catalogue()
     viewer = None if read_only else request.user.pk
 
@@ -539,6 +541,9 @@ def _builder_context(
     The options and forms are made only when the template reads them (Django calls a
     callable it finds in the context), so the answer to one step's change judges and
     renders that step alone.
+
+    Long because it lists every step's options and forms lazily, one entry per step, in the
+    page's order.
     """
     catalogue = get_catalogue()
     members = list(force.members.all())

@@ -31,6 +31,8 @@ def _options(raw: list[dict[str, Any]]) -> tuple[c.StatisticOption, ...]:
 
 
 def build_catalogue(rules_version: str) -> c.Catalogue:
+    """Long because it reads each table of the rules in turn into its plain-data form; split,
+    the order of the reads would be harder to see."""
     lines_by_society: dict[str, dict[int, c.AdvancementLine]] = {}
     for line in models.AdvancementLine.objects.order_by("society_id", "number"):
         lines_by_society.setdefault(line.society_id, {})[line.number] = c.AdvancementLine(

@@ -54,7 +54,11 @@ def _record_problems(
     rows: Sequence[tuple[CampaignForce, Sequence[MemberOutcome]]],
 ) -> list[Problem]:
     """R14b: a consistent record, every problem pointing at its field of the request
-    (`/results/<force>/members/<member>/...`)."""
+    (`/results/<force>/members/<member>/...`).
+
+    Long because every problem of a record (R14b) is found in one pass, so all are reported
+    at once (R12).
+    """
     problems: list[Problem] = []
     out_of_action = {cf.pk: sum(1 for o in outcomes if o.out_of_action) for cf, outcomes in rows}
     for i, (cf, outcomes) in enumerate(rows):
@@ -143,6 +147,8 @@ def record_battle(
     organiser or owns one of the forces. A force may be in one pending battle at a
     time: a pending battle freezes the force, and its results apply to it as it is.
     The record must be consistent (R14b); every problem is reported at once.
+
+    Long because the checks, the locks and the rows of one record go in one transaction.
     """
     scenario = _clean_text(scenario, "A scenario name", 100, "/scenario")
     if played_on > timezone.localdate():
@@ -255,7 +261,11 @@ def confirm_battle(*, battle: Battle, by: User) -> Battle:
     """Confirm a pending battle and apply it, all or nothing: every member's XP (R16),
     every force's Resources (R15), scored with the house rules in force now (R14c).
     Locking the battle row means two confirmations at once apply it once; the second
-    is told it is already confirmed."""
+    is told it is already confirmed.
+
+    Long because XP, Resources and tallies of every force are applied in one transaction,
+    all or nothing.
+    """
     battle = _lock_battle(battle)
     if battle.status != Battle.Status.PENDING:
         raise Conflict(
@@ -377,6 +387,9 @@ def void_battle(*, battle: Battle, by: User, reason: str = "") -> Battle:
     Resources it would give back (R15: never below 0), or if taking the level-ups back
     would leave a force illegal. Pending: the organiser, the recorder (withdrawing it)
     or an opponent who disputes it; nothing had been applied, so nothing is reversed.
+
+    Long because every effect of the battle is taken back in one transaction, all or
+    nothing.
     """
     battle = _lock_battle(battle)
     campaign = battle.campaign

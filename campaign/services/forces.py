@@ -34,6 +34,8 @@ def enter_force(*, campaign: Campaign, player: User, force: Force) -> CampaignFo
     The force must be legal with the starting Resources (R10, R11) and new to campaigns
     (no XP, no level-ups: R16 XP is earned in battles). A player has one active force
     per campaign. Ledger: +starting Resources, then -cost for the initial roster.
+
+    Long because the checks, the copy and its ledger entries go in one transaction.
     """
     campaign = Campaign.objects.select_for_update().get(pk=campaign.pk)
     if not _is_player(campaign, player):

@@ -102,7 +102,11 @@ def _record_context(
 def record_battle(request: HttpRequest, campaign_id: int) -> HttpResponse:
     """One form (R14): date, scenario, forces, result and each member's part. Without
     JavaScript the forces are chosen first ("Show members"); with htmx the members'
-    rows load as forces are ticked."""
+    rows load as forces are ticked.
+
+    Long because the one form has three answers (the rows for htmx, the form again, the
+    redirect) from the same parsing.
+    """
     campaign = _campaign(request, campaign_id)
     forces = list(selectors.campaign_forces(campaign=campaign, include_retired=False))
     force_choices = [(cf.pk, f"{cf.force.name} ({cf.player.get_username()})") for cf in forces]

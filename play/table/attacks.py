@@ -193,6 +193,9 @@ def plan_attack(
 
     `weapon_slug` None is an attack without a weapon; `equipment` is the catalogue's.
     Raises `Invalid` with every problem at once (pointers into the declaration).
+
+    Long because every printed modifier (P2) is applied in one place, in the order the
+    rulebook lists them.
     """
     s = situation
     problems: list[Problem] = []

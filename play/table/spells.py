@@ -98,7 +98,10 @@ def plan_spell(
     forgotten: Iterable[str] = (),
 ) -> SpellPlan:
     """P4: CA dice against the Difficulty (Spell Focus -1, Anathema Aura +1, Empowered
-    Blessings +1), Supreme Spell Mastery +1 success."""
+    Blessings +1), Supreme Spell Mastery +1 success.
+
+    Long because each modifier of P4 is one line, side by side.
+    """
     problems: list[Problem] = []
     known = set(caster.spells) - set(forgotten)
     if spell.slug not in known:
@@ -308,7 +311,10 @@ def catalogue_spell(spells: Mapping[str, Spell], slug: str) -> Spell:
 def cast_spell(t: Table, d: Cast) -> Outcome:
     """P4: CA dice against the Difficulty; the outcome tier; its markers on the target,
     Healing Spring's and Reviving Breath's HP, Mana Obliteration's forgetting, Dispel
-    Magic's removals, and a Destruction tier's attacks to roll (P7)."""
+    Magic's removals, and a Destruction tier's attacks to roll (P7).
+
+    Long because each outcome of P4 and P7 is applied in one place, side by side.
+    """
     caster_id, caster = t.figure(d.caster, "/caster")
     spell = catalogue_spell(t.catalogue.spells, d.spell)
     require_able(t.state, caster_id, caster, "/caster")

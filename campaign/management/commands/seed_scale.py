@@ -138,6 +138,9 @@ def bulk_battles(
     battles with their results, XP awarded, ledger entries and log; pending ones with
     results awaiting confirmation. Returns {campaign force pk: (XP per member, Resources
     earned)} from the confirmed battles; the caller brings members and forces up to date.
+
+    Long because each battle's rows (battle, sides, results, ledger, log) are made together,
+    as the services make them.
     """
     schedule = battle_schedule(len(sides), confirmed + pending)
     now = timezone.now()
@@ -323,6 +326,7 @@ class Seeder(Seeding):
         battles: int,
         last_played: datetime.date,
     ) -> None:
+        """Long because each campaign's rows are made together, as the services make them."""
         rules = self.rules
         version = self.catalogue.rules_version
         schedule = battle_schedule(players, battles)
