@@ -23,11 +23,11 @@ engine's over-budget check (R11) holds exactly when the balance is not below 0.
 """
 
 from collections import Counter
-from dataclasses import dataclass
 from typing import Any
 
 from django.urls import reverse
 
+from campaign.services.common import Debit
 from dbd_site.errors import Conflict, Invalid, NotAllowed, Problem, declare_codes, pointer
 from roster import documents
 from roster.models import Force
@@ -76,14 +76,6 @@ NOT_WHILE_PENDING = frozenset(
 RULES_CHANGES = frozenset({"rules-refresh", "move-to-rules"})
 LEVEL_UP_COMMANDS = frozenset({"roll", "pick", "free-pick"})
 R10_CODES = frozenset({"force-size", "too-many-mentors", "duplicate-name"})
-
-
-@dataclass(frozen=True, slots=True)
-class Debit:
-    """One purchase: one ledger entry of its own price (R17a)."""
-
-    amount: int
-    reason: str
 
 
 class CampaignPolicy:

@@ -17,7 +17,6 @@ from campaign.models import (
     CampaignPlayer,
     LedgerEntry,
 )
-from campaign.policy import Debit
 from campaign.progression import HouseRules
 from campaign.tallies import TALLY_FOR_OUTCOME
 from dbd_site.errors import Conflict, Invalid, NotAllowed, declare_codes
@@ -66,6 +65,15 @@ CODES = declare_codes(
 # The most objectives one member scores in a battle (R14b).
 MAX_OBJECTIVES = 10
 MAX_ENEMIES = 99
+
+
+@dataclass(frozen=True, slots=True)
+class Debit:
+    """One purchase: one ledger entry of its own price (R17a), as the campaign's policy
+    judges a change (`campaign.policy`) and `record_change` writes it."""
+
+    amount: int
+    reason: str
 
 
 @dataclass(frozen=True, slots=True)
