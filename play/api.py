@@ -10,6 +10,7 @@ from typing import Any
 
 from django.db.models import prefetch_related_objects
 from django.http import HttpResponseNotModified
+from django.urls import reverse
 from django.utils.cache import parse_etags, patch_cache_control
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
@@ -29,7 +30,8 @@ from dbd_site.compression import shows_secret
 from dbd_site.errors import Invalid, NotFound
 from dbd_site.inputs import is_whole_number, whole_number
 from dbd_site.parsers import JSONParser
-from play import actions, presenters, selectors, serializers, services, table
+from play import actions, presenters, selectors, serializers, services, sharing, table
+from play.models import BattleSide
 from roster import selectors as roster_selectors
 from roster.models import Force
 from roster.serializers import ApiErrorsSerializer
@@ -390,3 +392,104 @@ class BattleEndView(BattleApiView):
             if_match=if_match_version(request),
         )
         return answer(request, battle_id)
+
+
+@extend_schema_view(
+    post=extend_schema(
+        operation_id="battles_spectator_link_replace",
+        summary="A new spectator link: the old one answers 404 from now on",
+        description="Any side's player may; it makes a link again after a withdrawal.",
+        parameters=[BATTLE_ID, ETAG],
+        request=None,
+        responses={200: serializers.PlayBattleSerializer, **COMMON},
+        tags=TAGS,
+    ),
+    delete=extend_schema(
+        operation_id="battles_spectator_link_withdraw",
+        summary="Withdraw the spectator link: nobody can watch until a new one is made",
+        parameters=[BATTLE_ID, ETAG],
+        request=None,
+        responses={200: serializers.PlayBattleSerializer, **COMMON},
+        tags=TAGS,
+    ),
+)
+class BattleSpectatorLinkView(BattleApiView):
+    def post(self, request: Request, battle_id: int) -> Response:
+        battle = selectors.get_battle(user=request.user, battle_id=battle_id)
+        sharing.replace_spectator_link(battle=battle, by=request.user)
+        return answer(request, battle_id)
+
+    def delete(self, request: Request, battle_id: int) -> Response:
+        battle = selectors.get_battle(user=request.user, battle_id=battle_id)
+        sharing.withdraw_spectator_link(battle=battle, by=request.user)
+        return answer(request, battle_id)
+
+
+def _invitation_json(side: BattleSide, request: Request) -> dict[str, Any]:
+    battle = side.battle
+    return {
+        "battle": battle.pk,
+        "scenario": battle.scenario,
+        "started_by": battle.created_by.get_username(),
+        "position": side.position,
+        "force": side.force_name,
+        "accept_url": request.build_absolute_uri(
+            reverse("play-api-invitation-accept", args=[battle.pk])
+        ),
+        "decline_url": request.build_absolute_uri(
+            reverse("play-api-invitation-decline", args=[battle.pk])
+        ),
+    }
+
+
+@extend_schema_view(
+    get=extend_schema(
+        operation_id="battles_invitations_list",
+        summary="Battles others started with your shared forces, waiting for you",
+        description=(
+            "A battle started from your force's share link is played by its starter until "
+            "you accept to take your force's side over."
+        ),
+        responses={200: serializers.PlayInvitationSerializer(many=True), **COMMON},
+        tags=TAGS,
+    )
+)
+class InvitationListView(BattleApiView):
+    serializer_class = serializers.PlayInvitationSerializer
+
+    def get(self, request: Request) -> Response:
+        page = self.paginate_queryset(selectors.invitations_for(user=request.user))
+        assert page is not None  # the API always paginates lists
+        return self.get_paginated_response([_invitation_json(side, request) for side in page])
+
+
+@extend_schema_view(
+    post=extend_schema(
+        operation_id="battles_invitation_accept",
+        summary="Take over the side that plays your shared force",
+        parameters=[BATTLE_ID, ETAG],
+        request=None,
+        responses={200: serializers.PlayBattleSerializer, **REFUSED, **COMMON},
+        tags=TAGS,
+    )
+)
+class InvitationAcceptView(BattleApiView):
+    def post(self, request: Request, battle_id: int) -> Response:
+        sharing.accept_invitation(battle_id=battle_id, user=request.user)
+        return answer(request, battle_id)
+
+
+@extend_schema_view(
+    post=extend_schema(
+        operation_id="battles_invitation_decline",
+        summary="Leave the side that plays your shared force to the battle's starter",
+        parameters=[BATTLE_ID],
+        request=None,
+        responses={204: None, **COMMON},
+        tags=TAGS,
+    )
+)
+class InvitationDeclineView(BattleApiView):
+    def post(self, request: Request, battle_id: int) -> Response:
+        sharing.decline_invitation(battle_id=battle_id, user=request.user)
+        return Response(status=204)

@@ -48,7 +48,10 @@ def dice_entry_off(battle: Battle) -> str:
 
 
 def battle_json(view: selectors.BattleView, *, may_act: bool, absolute: Any) -> dict[str, Any]:
-    """The battle as the API answers it; `absolute` makes a path a full URL."""
+    """The battle as the API answers it; `absolute` makes a path a full URL.
+
+    Long because it is the answer's fields, one a line, in the order the schema lists them.
+    """
     battle = view.battle
     state = battle.state
     return {
@@ -58,7 +61,11 @@ def battle_json(view: selectors.BattleView, *, may_act: bool, absolute: Any) -> 
         "status": battle.status,
         "version": battle.version,
         "campaign": battle.campaign_id,
-        "spectator_url": absolute(reverse("play:watch", args=[battle.spectator_token])),
+        "spectator_url": (
+            absolute(reverse("play:watch", args=[battle.spectator_token]))
+            if battle.spectator_token
+            else None
+        ),
         "entered_rolls_allowed": battle.entered_rolls_allowed,
         "may_act": may_act,
         "turn": state["turn"],
@@ -69,6 +76,7 @@ def battle_json(view: selectors.BattleView, *, may_act: bool, absolute: Any) -> 
                 "position": side.position,
                 "force": side.force_name,
                 "player": side.player_name,
+                "invited": side.invited_name,
                 "figures": [
                     {
                         "id": f.id,

@@ -106,6 +106,25 @@ def battle_version_by_token(*, token: str) -> int:
     return found[0]
 
 
+def invitations_for(*, user: User) -> QuerySet[BattleSide]:
+    """Sides of battles still being played that others started with the user's shared
+    forces, waiting for the user to take them over (`play.sharing`), latest first."""
+    if not user.is_authenticated:
+        return BattleSide.objects.none()
+    return (
+        BattleSide.objects.filter(invited_id=user.pk, battle__status=Battle.Status.PLAYING)
+        .select_related("battle", "battle__created_by")
+        .order_by("-battle__created_at", "-battle_id")
+    )
+
+
+def is_invited(*, user: User, battle_id: int) -> bool:
+    """Whether the user is invited to take over a side of the battle (`play.sharing`)."""
+    return user.is_authenticated and (
+        BattleSide.objects.filter(battle_id=battle_id, invited_id=user.pk).exists()
+    )
+
+
 def get_battle_by_token(*, token: str) -> Battle:
     """The battle a spectator link names, or 404."""
     battle = Battle.objects.select_related("campaign").filter(spectator_token=token).first()
@@ -170,6 +189,8 @@ class SideView:
     player_id: int
     player_name: str
     figures: list[FigureView]
+    # The owner of the shared force this side plays, invited to take it over (`play.sharing`).
+    invited_name: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -279,7 +300,7 @@ def battle_view(
     """Everything the battle screen and the API show: three queries, whatever the size.
     The screen shows the latest `log_limit` lines (the API the whole log). `can_undo`
     is asked of the log unless the caller knows it (it has just stored an action)."""
-    sides = list(battle.sides.select_related("player").order_by("position"))
+    sides = list(battle.sides.select_related("player", "invited").order_by("position"))
     figures = list(
         BattleFigure.objects.filter(side__battle=battle).order_by("side_id", "position")
     )
@@ -304,6 +325,7 @@ def battle_view(
                     for f in figures
                     if f.side_id == side.pk
                 ],
+                side.invited.get_username() if side.invited is not None else None,
             )
         )
     figures_by_id = {str(f.id): f for side in views for f in side.figures}

@@ -1,15 +1,20 @@
 """The play API's bodies and answers. Shapes only: the rules are in `play.table`, the
 writes in `play.services`; nothing here computes a probability or a result."""
 
+from typing import Any
+
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from dbd_site.serializers import (
+    BoundedDictField,
+    BoundedListField,
     StrictBooleanField,
     StrictCharField,
     StrictIntegerField,
     StrictSerializer,
 )
-from play import table
+from play import bounds, table
 
 BATTLE_STATUSES = ["playing", "ended"]
 FIGURE_STATUSES = ["active", "unconscious", "out-of-action"]
@@ -32,13 +37,73 @@ ACTION_TYPES = (
 
 # --- bodies -----------------------------------------------------------------------------
 
+_DIE = {"type": "integer", "minimum": 1, "maximum": table.dice.DIE}
+
+
+@extend_schema_field(
+    {
+        "anyOf": [
+            {"type": "array", "items": _DIE, "maxItems": bounds.MAX_DICE_PER_ROLL},
+            {
+                "type": "array",
+                "description": "Initiative: rounds of dice, e.g. [[7, 7], [3, 9]] (P1).",
+                "items": {
+                    "type": "array",
+                    "items": _DIE,
+                    "maxItems": bounds.MAX_DICE_PER_INITIATIVE_ROUND,
+                },
+                "maxItems": bounds.MAX_INITIATIVE_ROUNDS,
+            },
+        ]
+    }
+)
+class DiceField(serializers.JSONField):
+    """Entered dice (P5): a list, or for initiative a list of rounds. Their bounds are
+    checked with the action's type (`PlayActionSerializer.validate`); the values, by the
+    rule that rolls them (`play.table.check_entered`)."""
+
+
+def _too_many(limit: int) -> serializers.ErrorDetail:
+    return serializers.ErrorDetail(f"At most {limit} entries here.", code="too-many-items")
+
+
+def _not_a_die() -> serializers.ErrorDetail:
+    return serializers.ErrorDetail(
+        f"A die is a whole number from 1 to {table.dice.DIE}.", code="invalid-roll"
+    )
+
+
+def _dice_problem(dice: list[Any], *, initiative: bool) -> Any:
+    """What is wrong with the shape of entered dice (None: nothing), as DRF's detail."""
+    if not initiative:
+        if len(dice) > bounds.MAX_DICE_PER_ROLL:
+            return [_too_many(bounds.MAX_DICE_PER_ROLL)]
+        nested = {i: [_not_a_die()] for i, die in enumerate(dice) if isinstance(die, list | dict)}
+        return nested or None
+    if len(dice) > bounds.MAX_INITIATIVE_ROUNDS:
+        return [_too_many(bounds.MAX_INITIATIVE_ROUNDS)]
+    rounds: dict[int, Any] = {}
+    for i, round_ in enumerate(dice):
+        if isinstance(round_, dict):
+            rounds[i] = [_not_a_die()]
+        elif isinstance(round_, list):
+            if len(round_) > bounds.MAX_DICE_PER_INITIATIVE_ROUND:
+                rounds[i] = [_too_many(bounds.MAX_DICE_PER_INITIATIVE_ROUND)]
+            elif any(isinstance(die, list | dict) for die in round_):
+                rounds[i] = {
+                    j: [_not_a_die()]
+                    for j, die in enumerate(round_)
+                    if isinstance(die, list | dict)
+                }
+    return rounds or None
+
 
 class PlayNewBattleSerializer(StrictSerializer):
     scenario = StrictCharField(max_length=100)
-    forces = serializers.ListField(
+    forces = BoundedListField(
         child=StrictIntegerField(min_value=1),
         min_length=1,
-        max_length=6,
+        max_length=bounds.MAX_SIDES,
         help_text="Ids of the forces: your own (one-off), or the campaign's forces' roster "
         "ids (`campaign`).",
     )
@@ -102,14 +167,21 @@ class PlayActionSerializer(PlayAttackDeclarationSerializer):
     target = StrictIntegerField(required=False, min_value=1, allow_null=True)
     kind = serializers.ChoiceField(ATTACK_KINDS, required=False)
     weapon = StrictCharField(required=False, allow_null=True, max_length=100)
-    dice = serializers.JSONField(
+    dice = DiceField(
         required=False,
         allow_null=True,
         help_text="Dice rolled at the table (P5); leave it out for the server's. Refused "
         "with `entered-rolls-forbidden` (400) when the battle's `entered_rolls_allowed` is "
-        "false (its campaign's house rule, or the starter's choice).",
+        "false (its campaign's house rule, or the starter's choice). At most "
+        f"{bounds.MAX_DICE_PER_ROLL} dice; initiative: at most "
+        f"{bounds.MAX_INITIATIVE_ROUNDS} rounds of at most "
+        f"{bounds.MAX_DICE_PER_INITIATIVE_ROUND} dice.",
     )
-    transfers = PlayTransferSerializer(many=True, required=False, max_length=6)
+    transfers = BoundedListField(
+        child=PlayTransferSerializer(),
+        required=False,
+        max_length=bounds.MAX_TRANSFER_FRIENDS,
+    )
     spell = StrictCharField(required=False, max_length=100)
     anathema_aura = StrictBooleanField(default=False)
     empowered = StrictBooleanField(default=False)
@@ -117,13 +189,16 @@ class PlayActionSerializer(PlayAttackDeclarationSerializer):
     distance = StrictIntegerField(required=False, min_value=0, max_value=36)
     movement = serializers.ChoiceField(["none", "moved", "ran", "dashed"], default="moved")
     discard_climbing_gear = StrictBooleanField(default=False)
-    count = StrictIntegerField(default=1, min_value=1, max_value=12)
-    reason = StrictCharField(required=False, allow_blank=True, max_length=100)
+    count = StrictIntegerField(default=1, min_value=1, max_value=bounds.MAX_DICE_PER_ROLL)
+    reason = StrictCharField(
+        required=False, allow_blank=True, max_length=bounds.MAX_REASON_CHARACTERS
+    )
     hp = StrictIntegerField(required=False, allow_null=True, min_value=0, max_value=99)
     status = serializers.ChoiceField(FIGURE_STATUSES, required=False, allow_null=True)
-    markers = serializers.DictField(
+    markers = BoundedDictField(
         child=StrictIntegerField(min_value=-9, max_value=9),
         required=False,
+        max_items=len(table.state.MARKERS),  # each kind of marker once
         help_text="Markers to add (or, negative, remove): " + ", ".join(table.state.MARKERS),
     )
     discard = serializers.ChoiceField(
@@ -131,16 +206,25 @@ class PlayActionSerializer(PlayAttackDeclarationSerializer):
     )
     forget = StrictCharField(required=False, allow_null=True, max_length=100)
     activated = StrictBooleanField(required=False, allow_null=True)
-    note = StrictCharField(required=False, allow_blank=True, max_length=200)
+    note = StrictCharField(required=False, allow_blank=True, max_length=bounds.MAX_NOTE_CHARACTERS)
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        dice = attrs.get("dice")
+        if isinstance(dice, list):
+            problem = _dice_problem(dice, initiative=attrs.get("type") == "initiative")
+            if problem is not None:
+                raise serializers.ValidationError({"dice": problem})
+        return attrs
 
 
 class PlayEndSerializer(StrictSerializer):
     winner = StrictIntegerField(
         allow_null=True, min_value=0, max_value=5, help_text="The winning side, null: a draw."
     )
-    objectives = serializers.DictField(
+    objectives = BoundedDictField(
         child=StrictIntegerField(min_value=0, max_value=10),
         required=False,
+        max_items=bounds.MAX_FIGURES,
         help_text="Objectives per figure id (R14b: 0 to 10).",
     )
 
@@ -169,6 +253,11 @@ class PlaySideSerializer(serializers.Serializer):
     position = serializers.IntegerField()
     force = serializers.CharField()
     player = serializers.CharField()
+    invited = serializers.CharField(
+        allow_null=True,
+        help_text="A force from its share link: its owner, invited to take the side over "
+        "(the starter plays it until they accept). null: nobody is invited.",
+    )
     figures = PlayFigureSerializer(many=True)
 
 
@@ -223,7 +312,11 @@ class PlayBattleSerializer(serializers.Serializer):
     status = serializers.ChoiceField(BATTLE_STATUSES)
     version = serializers.IntegerField(help_text="Bumped by every action; the ETag's value.")
     campaign = serializers.IntegerField(allow_null=True)
-    spectator_url = serializers.URLField(help_text="Read-only link for anyone.")
+    spectator_url = serializers.URLField(
+        allow_null=True,
+        help_text="Read-only link for anyone who has it; null once a side withdrew it "
+        "(`spectator-link/`).",
+    )
     entered_rolls_allowed = serializers.BooleanField(
         help_text="P5: false when the battle takes the server's dice only (copied from its "
         "campaign's house rule when it started, or chosen by the starter)."
@@ -241,6 +334,16 @@ class PlayBattleSerializer(serializers.Serializer):
         help_text="A Destruction spell (or Dragon Slayer) cast whose ranged attacks are still "
         "to be rolled: post `spell-attack` actions, one per target. null when none waits.",
     )
+
+
+class PlayInvitationSerializer(serializers.Serializer):
+    battle = serializers.IntegerField()
+    scenario = serializers.CharField()
+    started_by = serializers.CharField()
+    position = serializers.IntegerField(help_text="The side you are invited to take over.")
+    force = serializers.CharField(help_text="Your force, as the battle copied it.")
+    accept_url = serializers.URLField()
+    decline_url = serializers.URLField()
 
 
 class PlayBattleListItemSerializer(serializers.Serializer):

@@ -30,7 +30,7 @@ from dbd_site.errors import (
     Problem,
     declare_codes,
 )
-from play import table
+from play import bounds, sharing, table
 from play.models import Battle, BattleAction, BattleFigure, BattleSide
 from roster.models import Force, Member
 from rules.loader import get_catalogue
@@ -47,7 +47,7 @@ declare_codes(
     }
 )
 
-CAMPAIGN_MAX_SIDES = 6
+CAMPAIGN_MAX_SIDES = bounds.MAX_SIDES
 
 
 def _system_dice() -> random.Random:
@@ -171,10 +171,14 @@ def start_battle(
     )
     placed: dict[str, tuple[int, table.figures.Figure]] = {}
     for position, force in enumerate(forces):
+        # Someone else's force from its share link: the starter plays it, its owner is
+        # invited to take it over (`play.sharing`).
+        player, invited = sharing.side_player(force, by=by, in_campaign=campaign is not None)
         side = BattleSide.objects.create(
             battle=battle,
             position=position,
-            player_id=force.owner_id,
+            player_id=player,
+            invited_id=invited,
             force=force,
             force_name=force.name,
             campaign_force=entries.get(force.pk),

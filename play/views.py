@@ -19,7 +19,13 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db.models import prefetch_related_objects
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotModified
+from django.http import (
+    Http404,
+    HttpRequest,
+    HttpResponse,
+    HttpResponseBadRequest,
+    HttpResponseNotModified,
+)
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.cache import patch_cache_control, patch_vary_headers
@@ -32,7 +38,17 @@ from dbd_site.compression import shows_secret
 from dbd_site.errors import DomainError, Invalid, NotFound
 from dbd_site.inputs import is_whole_number, whole_number
 from dbd_site.rendering import is_htmx, render_page
-from play import actions, api, forms, presenters, selectors, serializers, services, table
+from play import (
+    actions,
+    api,
+    forms,
+    presenters,
+    selectors,
+    serializers,
+    services,
+    sharing,
+    table,
+)
 from play.models import Battle
 from roster import selectors as roster_selectors
 from rules.loader import get_catalogue
@@ -65,8 +81,76 @@ def battle_list(request: HttpRequest) -> HttpResponse:
     return render(
         request,
         "play/list.html",
-        {"battles": battles, "force_id": force_id if is_whole_number(force_id) else ""},
+        {
+            "battles": battles,
+            "invitations": list(selectors.invitations_for(user=request.user)[:50]),
+            "force_id": force_id if is_whole_number(force_id) else "",
+        },
     )
+
+
+@login_required
+@require_POST
+def invitation(request: HttpRequest, battle_id: int) -> HttpResponse:
+    """Accept (take over the side that plays your shared force) or decline an invitation
+    from the battle list (`play.sharing`)."""
+    if not selectors.is_invited(user=request.user, battle_id=battle_id):
+        raise Http404("No such invitation.")
+    answer = request.POST.get("answer")
+    if answer not in ("accept", "decline"):
+        return HttpResponseBadRequest("Accept or decline the invitation.")
+    try:
+        if answer == "accept":
+            sharing.accept_invitation(battle_id=battle_id, user=request.user)
+        else:
+            sharing.decline_invitation(battle_id=battle_id, user=request.user)
+    except DomainError as error:
+        for message in presenters.error_messages(error):
+            messages.error(request, message)
+        return redirect("play:list")
+    if answer == "accept":
+        messages.success(request, "The side is yours: you play your force in this battle.")
+        return redirect("play:battle", battle_id=battle_id)
+    messages.success(request, "Declined: the battle's starter keeps playing your force's side.")
+    return redirect("play:list")
+
+
+@login_required
+@require_http_methods(["GET", "HEAD", "POST"])
+@not_found_is_404
+def spectator_link(request: HttpRequest, battle_id: int) -> HttpResponse:
+    """Replace or withdraw the battle's spectator link: a page that asks first (the
+    screen links here), then the change (`play.sharing`)."""
+    battle = selectors.get_battle(user=request.user, battle_id=battle_id)
+    if request.method == "POST":
+        do = request.POST.get("do")
+        try:
+            if do == "replace":
+                sharing.replace_spectator_link(battle=battle, by=request.user)
+                messages.success(request, "A new spectator link: the old one no longer works.")
+            elif do == "withdraw":
+                sharing.withdraw_spectator_link(battle=battle, by=request.user)
+                messages.success(request, "The spectator link is withdrawn: nobody can watch.")
+            else:
+                raise Invalid("invalid", "Replace or withdraw the link.", pointer="/do")
+        except DomainError as error:
+            context = {"battle": battle, "errors": presenters.error_messages(error)}
+            return render(request, "play/spectator_link.html", context, status=error.status)
+        return redirect("play:battle", battle_id=battle.pk)
+    context = {
+        "battle": battle,
+        "errors": [],
+        "may_act": selectors.may_act(battle=battle, user=request.user),
+        "spectator_url": _spectator_url(request, battle),
+    }
+    shows_secret(request)  # the spectator link
+    return render(request, "play/spectator_link.html", context)
+
+
+def _spectator_url(request: HttpRequest, battle: Battle) -> str:
+    if not battle.spectator_token:
+        return ""
+    return request.build_absolute_uri(reverse("play:watch", args=[battle.spectator_token]))
 
 
 @login_required
@@ -159,6 +243,7 @@ def _screen_context(
         "battle": battle,
         "view": view,
         "may_act": may_act and battle.status == Battle.Status.PLAYING,
+        "is_side": may_act,  # a side's player, playing or not: may change the links
         "watching": watching,
         "screen_log_lines": SCREEN_LOG_LINES,
         "state_url": (
@@ -178,9 +263,7 @@ def _screen_context(
     first_spell = next((options[0][0] for _, options in spell_options if options), None)
     context.update(
         {
-            "spectator_url": request.build_absolute_uri(
-                reverse("play:watch", args=[battle.spectator_token])
-            ),
+            "spectator_url": _spectator_url(request, battle),
             "spell_options": spell_options,
             "dice_entry_off": presenters.dice_entry_off(battle),
             "forgettable": presenters.forgettable(view.figures, catalogue),

@@ -11,8 +11,8 @@ from django.core.management import call_command
 from play import services, table
 from play.models import Battle, BattleAction
 from rules.loader import clear_catalogue_cache
-from tests.campaign.test_concurrency import at_once
-from tests.play.conftest import Dice, ids, play_force
+from tests.concurrency import at_once
+from tests.play.conftest import Dice, ids, play_force, two_players
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -24,11 +24,7 @@ def _rules_loaded(transactional_db):
 
 
 def test_two_phones_acting_at_once_lose_nothing(alice, bob):
-    battle = services.start_battle(
-        by=alice,
-        forces=[play_force(alice, "Red"), play_force(bob, "Blue")],
-        scenario="Race",
-    )
+    battle = two_players(alice, [play_force(alice, "Red"), play_force(bob, "Blue")], "Race", bob)
     f = ids(battle)
     players = [alice, bob] * 4
     shooters = [f["0:Ann"], f["1:Ann"]] * 4
@@ -45,10 +41,11 @@ def test_two_phones_acting_at_once_lose_nothing(alice, bob):
             rng=Dice(9),  # RA 4 against Emma's DF 8: Success Rating 5, 5 damage each
         )
 
+    before = battle.version
     results = at_once(8, act)
     assert [type(r) for r in results] == [BattleAction] * 8
     battle.refresh_from_db()
-    assert battle.version == 9
+    assert battle.version == before + 8
     assert sorted(a.seq for a in battle.actions.all()) == list(range(1, 10))
     emmas = [battle.state["figures"][str(f[k])] for k in ("0:Emma", "1:Emma")]
     # 12 HP, four hits of 5 each: 12 -> 7 -> 2 -> 0 (Unconscious) -> Out of Action.

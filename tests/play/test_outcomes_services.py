@@ -9,7 +9,7 @@ from play import services
 from play.table.attacks import AttackDeclaration
 from play.table.state import Change
 from roster import services as roster_services
-from tests.play.conftest import Dice, against_blue, figure_state, ids, play_force
+from tests.play.conftest import Dice, against_blue, figure_state, ids, play_force, two_players
 from tests.roster.builders import emma, force, student
 
 pytestmark = pytest.mark.django_db
@@ -167,7 +167,7 @@ def test_a_discarded_item_tells_the_players(alice, bob):
         owner=bob, document=force(smoke, student("Cy"), student("Di"), student("Ed"), name="Smoke")
     )
     assert theirs.is_legal, theirs.evaluation["errors"]
-    battle = services.start_battle(by=alice, forces=[mine, theirs], scenario="Smoke")
+    battle = two_players(alice, [mine, theirs], "Smoke", bob)
     sam = ids(battle)["1:Sam"]
     action = services.change_figure(
         battle=battle, by=bob, change=Change(figure=sam, discard="smoke-grenade")

@@ -8,13 +8,13 @@ from campaign import services as campaign_services
 from campaign.models import Battle as CampaignBattle
 from campaign.models import BattleMemberResult
 from dbd_site.errors import Conflict, Invalid, NotAllowed, NotFound, PreconditionFailed
-from play import selectors, services, table
+from play import selectors, services, sharing, table
 from play.models import Battle, BattleAction, BattleFigure
 from play.table.attacks import AttackDeclaration
 from play.table.state import Change
 from roster import services as roster_services
 from tests.conftest import make_user
-from tests.play.conftest import Dice, ids, play_force
+from tests.play.conftest import Dice, ids, play_force, two_players
 
 pytestmark = pytest.mark.django_db
 
@@ -414,7 +414,12 @@ def test_one_off_against_a_shared_force(alice, bob, eve):
     )
     assert found == theirs
     battle = services.start_battle(by=alice, forces=[mine, found], scenario="Friendly")
-    assert [s.player for s in battle.sides.all()] == [alice, bob]
+    # Alice plays both sides until Bob accepts to take his force's over (play.sharing).
+    assert [(s.player, s.invited) for s in battle.sides.all()] == [(alice, None), (alice, bob)]
+    assert selectors.may_act(battle=battle, user=bob) is False
+    assert list(selectors.battles_for(user=bob)) == []
+    sharing.accept_invitation(battle_id=battle.pk, user=bob)
+    assert [(s.player, s.invited) for s in battle.sides.all()] == [(alice, None), (bob, None)]
     assert selectors.may_act(battle=battle, user=bob) is True
     assert list(selectors.battles_for(user=bob)) == [battle]
     assert list(selectors.battles_for(user=eve)) == []
@@ -497,7 +502,7 @@ def test_a_one_off_ends_with_its_record_on_the_battle(one_off, alice):
 def test_subdual_from_behind_rolls_the_targets_knock_out_die(alice, bob):
     mine = play_force(alice, "Mine")
     theirs = play_force(bob, "Theirs")
-    battle = services.start_battle(by=alice, forces=[mine, theirs], scenario="Alley")
+    battle = two_players(alice, [mine, theirs], "Alley", bob)
     f = ids(battle)
     # Ben carries a Subdual Weapon and knows The Basics of CQC in this battle's copy.
     ben = BattleFigure.objects.get(pk=f["0:Ben"])
