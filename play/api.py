@@ -28,6 +28,8 @@ from campaign.models import CampaignForce
 from dbd_site.errors import Invalid, NotFound
 from dbd_site.inputs import is_whole_number, whole_number
 from dbd_site.parsers import JSONParser
+from idempotency.decorators import idempotent
+from idempotency.schema import IDEMPOTENCY_KEY
 from play import actions, presenters, selectors, serializers, services
 from roster import selectors as roster_selectors
 from roster.models import Force
@@ -269,13 +271,14 @@ class BattleWatchView(BattleApiView):
             "Leave `dice` out for the server's dice; send the dice rolled at the table to enter "
             "them (marked so in the log). Only the battle's players act."
         ),
-        parameters=[BATTLE_ID, IF_MATCH, ETAG],
+        parameters=[BATTLE_ID, IF_MATCH, IDEMPOTENCY_KEY, ETAG],
         request=serializers.PlayActionSerializer,
         responses={201: serializers.PlayBattleSerializer, **REFUSED, **COMMON},
         tags=TAGS,
     )
 )
 class BattleActionView(BattleApiView):
+    @idempotent
     def post(self, request: Request, battle_id: int) -> Response:
         battle = selectors.get_battle(user=request.user, battle_id=battle_id)
         body = _body(serializers.PlayActionSerializer, request)
@@ -342,13 +345,14 @@ class BattleSpellAttackOddsView(BattleApiView):
     post=extend_schema(
         operation_id="battles_undo",
         summary="Undo the last action (last first)",
-        parameters=[BATTLE_ID, IF_MATCH, ETAG],
+        parameters=[BATTLE_ID, IF_MATCH, IDEMPOTENCY_KEY, ETAG],
         request=None,
         responses={200: serializers.PlayBattleSerializer, **REFUSED, **COMMON},
         tags=TAGS,
     )
 )
 class BattleUndoView(BattleApiView):
+    @idempotent
     def post(self, request: Request, battle_id: int) -> Response:
         battle = selectors.get_battle(user=request.user, battle_id=battle_id)
         services.undo(battle=battle, by=request.user, if_match=if_match_version(request))
@@ -364,13 +368,14 @@ class BattleUndoView(BattleApiView):
             "Action come from the log (P6); `objectives` and `winner` from you. In a campaign "
             "it becomes the pending battle another side confirms (R14a)."
         ),
-        parameters=[BATTLE_ID, IF_MATCH, ETAG],
+        parameters=[BATTLE_ID, IF_MATCH, IDEMPOTENCY_KEY, ETAG],
         request=serializers.PlayEndSerializer,
         responses={200: serializers.PlayBattleSerializer, **REFUSED, **COMMON},
         tags=TAGS,
     )
 )
 class BattleEndView(BattleApiView):
+    @idempotent
     def post(self, request: Request, battle_id: int) -> Response:
         battle = selectors.get_battle(user=request.user, battle_id=battle_id)
         body = _body(serializers.PlayEndSerializer, request)

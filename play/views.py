@@ -29,6 +29,7 @@ from campaign.models import CampaignForce
 from dbd_site.errors import DomainError, Invalid, NotFound
 from dbd_site.inputs import is_whole_number, whole_number
 from dbd_site.rendering import is_htmx, render_page
+from idempotency.decorators import idempotent
 from play import actions, api, forms, presenters, selectors, serializers, services, table
 from play.models import Battle
 from roster import selectors as roster_selectors
@@ -290,6 +291,7 @@ def _after(
 @login_required
 @require_POST
 @not_found_is_404
+@idempotent
 def act(request: HttpRequest, battle_id: int) -> HttpResponse:
     battle = selectors.get_battle(user=request.user, battle_id=battle_id)
     try:
@@ -339,6 +341,7 @@ def spell_attack_odds(request: HttpRequest, battle_id: int) -> HttpResponse:
 @login_required
 @require_POST
 @not_found_is_404
+@idempotent
 def undo(request: HttpRequest, battle_id: int) -> HttpResponse:
     battle = selectors.get_battle(user=request.user, battle_id=battle_id)
     try:
@@ -353,6 +356,7 @@ def undo(request: HttpRequest, battle_id: int) -> HttpResponse:
 @login_required
 @require_http_methods(["GET", "HEAD", "POST"])
 @not_found_is_404
+@idempotent
 def end(request: HttpRequest, battle_id: int) -> HttpResponse:
     battle = selectors.get_battle(user=request.user, battle_id=battle_id)
     view = selectors.battle_view(battle=battle)
