@@ -4,7 +4,7 @@
 #   make test         the whole suite: test-fast, then test-browser
 #   make test-fast    everything but the browser tests (pytest -m "not browser", parallel)
 #   make test-browser the browser tests in Debian's chromium (installed if missing)
-#   make lint         ruff check + ruff format --check + mypy (strict, the pure modules)
+#   make lint         ruff, the import contracts (lint-imports) and mypy
 #   make format       ruff fix + ruff format
 #   make bench        the benchmarks on PostgreSQL, gunicorn and wrk (installed if missing)
 #   make two-servers  two gunicorns behind nginx on loopback: shared state and failover proven
@@ -92,6 +92,7 @@ $(CHROMIUM):
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
 	$(BIN)/mypy
 
 format: $(STAMP)
@@ -120,5 +121,5 @@ $(WRK):
 
 clean:
 	rm -rf $(VENV) staticfiles build *.egg-info test-results .pytest_cache .ruff_cache \
-		.mypy_cache .hypothesis .benchmarks
+		.mypy_cache .import_linter_cache .hypothesis .benchmarks
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +

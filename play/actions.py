@@ -12,9 +12,9 @@ from play import services, table
 from play.models import Battle, BattleAction
 
 
-def situation_of(body: Mapping[str, Any]) -> table.Situation:
+def situation_of(body: Mapping[str, Any]) -> table.attacks.Situation:
     """The declared situation of a checked body (`PlaySituationSerializer`'s keys)."""
-    return table.Situation(**dict(body.get("situation") or {}))
+    return table.attacks.Situation(**dict(body.get("situation") or {}))
 
 
 def perform(

@@ -62,7 +62,7 @@ def _system_dice() -> random.Random:
 
 def figure_numbers(force: Force) -> list[tuple[int | None, str, dict[str, Any]]]:
     """Each member's numbers from the force's stored evaluation and document (member pk,
-    name, `table.Figure` fields as JSON)."""
+    name, `table.figures.Figure` fields as JSON)."""
     evaluation = force.evaluation or {}
     results = evaluation.get("members", [])
     members = list(force.members.all())
@@ -87,9 +87,9 @@ def figure_numbers(force: Force) -> list[tuple[int | None, str, dict[str, Any]]]
     return numbers
 
 
-def figure_of(battle_figure: BattleFigure) -> table.Figure:
+def figure_of(battle_figure: BattleFigure) -> table.figures.Figure:
     n = battle_figure.numbers
-    return table.Figure(
+    return table.figures.Figure(
         name=battle_figure.name,
         stats=n["stats"],
         defence=n["defence"],
@@ -179,7 +179,7 @@ def start_battle(
         entered_rolls_allowed=entered_rolls_allowed,
         state={},
     )
-    placed: dict[str, tuple[int, table.Figure]] = {}
+    placed: dict[str, tuple[int, table.figures.Figure]] = {}
     for position, force in enumerate(forces):
         side = BattleSide.objects.create(
             battle=battle,
@@ -194,7 +194,7 @@ def start_battle(
                 side=side, position=index, member_id=member_pk, name=name, numbers=numbers
             )
             placed[str(bf.pk)] = (position, figure_of(bf))
-    battle.state = table.new_state(placed)
+    battle.state = table.state.new_state(placed)
     battle.save(update_fields=["state"])
     BattleAction.objects.create(
         battle=battle,
@@ -233,7 +233,7 @@ class Outcome:
     detail: dict[str, Any] = field(default_factory=dict)
     dice: list[int] = field(default_factory=list)
     entered: bool = False
-    events: list[table.Event] = field(default_factory=list)
+    events: list[table.state.Event] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -241,13 +241,13 @@ class ActionFrame:
     """The locked battle as an action sees it: its figures and a state to change."""
 
     battle: Battle
-    state: table.BattleState
+    state: table.state.BattleState
     figures: dict[str, BattleFigure]
     sides: list[BattleSide]
     rng: random.Random
     entered: Sequence[object] | None
 
-    def figure(self, fid: object, where: str) -> tuple[str, BattleFigure, table.Figure]:
+    def figure(self, fid: object, where: str) -> tuple[str, BattleFigure, table.figures.Figure]:
         key = str(fid)
         if key not in self.figures:
             raise Invalid("not-found", f"No figure {fid} in this battle.", pointer=where)
@@ -260,14 +260,14 @@ class ActionFrame:
     def dice(self, count: int) -> tuple[list[int], bool]:
         """`count` d12: the server's, or the ones entered at the table (P5)."""
         if self.entered is None:
-            return table.roll_dice(count, self.rng), False
+            return table.dice.roll_dice(count, self.rng), False
         if not self.battle.entered_rolls_allowed:
             raise Invalid(
                 "entered-rolls-forbidden",
                 "This battle takes the server's dice only.",
                 pointer="/dice",
             )
-        return table.check_entered(self.entered, count), True
+        return table.dice.check_entered(self.entered, count), True
 
 
 def _lock(battle_id: int) -> Battle:
@@ -350,19 +350,21 @@ def roll_initiative(
     Entered dice come as rounds: `[[7, 7], [3, 9]]`."""
 
     def do(t: ActionFrame) -> Outcome:
-        active = table.active_counts(t.state, len(t.sides))
+        active = table.state.active_counts(t.state, len(t.sides))
         if dice is None:
-            result = table.roll_initiative(active, t.rng)
+            result = table.turn.roll_initiative(active, t.rng)
             entered = False
         else:
             if not t.battle.entered_rolls_allowed:
                 raise Invalid("entered-rolls-forbidden", "Server dice only.", pointer="/dice")
             if not isinstance(dice, list) or not all(isinstance(r, list) for r in dice):
                 raise Invalid("invalid", "Rounds of dice, e.g. [[7, 7], [3, 9]].", pointer="/dice")
-            rounds = [table.check_entered(r, len(r), f"/dice/{i}") for i, r in enumerate(dice)]
-            result = table.initiative_from(rounds, table.initiative_bonuses(active))
+            rounds = [
+                table.dice.check_entered(r, len(r), f"/dice/{i}") for i, r in enumerate(dice)
+            ]
+            result = table.turn.initiative_from(rounds, table.turn.initiative_bonuses(active))
             entered = True
-        table.set_initiative(t.state, result)
+        table.turn.set_initiative(t.state, result)
         winner = t.sides[result.winner].force_name
         rolls = "; then ".join(", ".join(map(str, r)) for r in result.rolls)
         bonus = [t.sides[i].force_name for i, b in enumerate(result.bonuses) if b]
@@ -382,23 +384,23 @@ def roll_initiative(
 class AttackDeclaration:
     attacker: int
     target: int
-    kind: table.AttackKind
+    kind: table.attacks.AttackKind
     weapon: str | None
     mode: int = 0
-    situation: table.Situation = field(default_factory=table.Situation)
+    situation: table.attacks.Situation = field(default_factory=table.attacks.Situation)
 
 
-def plan_attack(battle: Battle, declaration: AttackDeclaration) -> table.AttackPlan:
+def plan_attack(battle: Battle, declaration: AttackDeclaration) -> table.attacks.AttackPlan:
     """The attack as declared, before rolling (needed roll, chance, expected damage)."""
     figures = {f.pk: f for f in BattleFigure.objects.filter(side__battle=battle)}
     return _plan(battle.state, figures, declaration)
 
 
 def _plan(
-    state: table.BattleState,
+    state: table.state.BattleState,
     figures: Mapping[int, BattleFigure] | Mapping[str, BattleFigure],
     d: AttackDeclaration,
-) -> table.AttackPlan:
+) -> table.attacks.AttackPlan:
     by_key = {str(k): v for k, v in figures.items()}
     problems: list[Problem] = []
     for where, fid in (("/attacker", d.attacker), ("/target", d.target)):
@@ -409,14 +411,14 @@ def _plan(
     attacker, target = by_key[str(d.attacker)], by_key[str(d.target)]
     if state["figures"][str(d.attacker)]["side"] == state["figures"][str(d.target)]["side"]:
         raise Invalid("same-side", "Attack an enemy figure.", pointer="/target")
-    table.require_able(state, str(d.attacker), figure_of(attacker), "/attacker")
-    if state["figures"][str(d.target)]["status"] == table.OUT_OF_ACTION:
+    table.state.require_able(state, str(d.attacker), figure_of(attacker), "/attacker")
+    if state["figures"][str(d.target)]["status"] == table.figures.OUT_OF_ACTION:
         raise Invalid("figure-not-active", f"{target.name} is Out of Action.", pointer="/target")
     fortified = state["figures"][str(d.target)]["markers"].get("fortify", 0) > 0
     situation = d.situation
     if fortified and not situation.target_fortified:
         situation = dataclasses.replace(situation, target_fortified=True)
-    return table.plan_attack(
+    return table.attacks.plan_attack(
         figure_of(attacker),
         figure_of(target),
         d.kind,
@@ -449,7 +451,7 @@ def attack(
 
 
 def _roll_attack(
-    t: ActionFrame, plan: table.AttackPlan, attacker_id: str, target_id: str
+    t: ActionFrame, plan: table.attacks.AttackPlan, attacker_id: str, target_id: str
 ) -> Outcome:
     """Roll a planned attack: one die per attack (its rate of fire), each resolved against
     the target in turn (P3, the target's wards), then Subdual's or Exploit Weakness's die."""
@@ -457,21 +459,21 @@ def _roll_attack(
     rolls, entered = t.dice(plan.rate_of_fire + checks)
     attacker_name = t.figures[attacker_id].name
     target_fig = figure_of(t.figures[target_id])
-    events: list[table.Event] = []
+    events: list[table.state.Event] = []
     results = []
     checked = ""
     warded: list[str] = []
     for roll in rolls[: plan.rate_of_fire]:
-        result = table.resolve_attack(
-            plan, roll, dodge_inches=table.dodge_for_cover_inches(target_fig)
+        result = table.attacks.resolve_attack(
+            plan, roll, dodge_inches=table.attacks.dodge_for_cover_inches(target_fig)
         )
         results.append(result)
-        hit = table.apply_hit(t.state, attacker_id, target_id, result)
+        hit = table.damage.apply_hit(t.state, attacker_id, target_id, result)
         events += hit.events
         if said := hit.words(attacker_name):
             warded.append(said)
     if checks:
-        checked, more = table.apply_check_die(
+        checked, more = table.damage.apply_check_die(
             t.state,
             plan,
             figure_of(t.figures[attacker_id]),
@@ -525,9 +527,10 @@ def _declaration_json(d: AttackDeclaration) -> dict[str, Any]:
     }
 
 
-def _status_words(t: ActionFrame, events: Sequence[table.Event]) -> str:
+def _status_words(t: ActionFrame, events: Sequence[table.state.Event]) -> str:
     return "".join(
-        f" {t.figures[e['figure']].name} is {table.status_words(e['status'])}." for e in events
+        f" {t.figures[e['figure']].name} is {table.figures.status_words(e['status'])}."
+        for e in events
     )
 
 
@@ -570,7 +573,7 @@ def transfer_damage(
         t.state.pop("spell_attacks", None)
         if pending is not None:
             t.state["spell_attacks"] = pending
-        recipients: list[tuple[str, table.Recipient]] = []
+        recipients: list[tuple[str, table.damage.Recipient]] = []
         for i, (fid, amount) in enumerate(transfers.items()):
             key, bf, fig = t.figure(fid, f"/transfers/{i}")
             current = t.state["figures"][key]
@@ -583,25 +586,27 @@ def transfer_damage(
             recipients.append(
                 (
                     key,
-                    table.Recipient(
+                    table.damage.Recipient(
                         bf.name,
                         fig.stats["FR"],
                         amount if isinstance(amount, int) and not isinstance(amount, bool) else 0,
                         current["status"],
-                        fig.has(table.TRUE_POWER_OF_FRIENDSHIP),
+                        fig.has(table.figures.TRUE_POWER_OF_FRIENDSHIP),
                         current["markers"].get("inspire", 0),
                     ),
                 )
             )
         r = detail["results"][0]
-        result = table.AttackResult(r["roll"], 0, r["success_rating"], r["hit"], r["damage"], "")
-        hit = table.apply_hit(t.state, attacker_id, target_id, result, recipients)
+        result = table.attacks.AttackResult(
+            r["roll"], 0, r["success_rating"], r["hit"], r["damage"], ""
+        )
+        hit = table.damage.apply_hit(t.state, attacker_id, target_id, result, recipients)
         events = hit.events
         target = t.figures[target_id].name
         warded = hit.words(t.figures[attacker_id].name)
         moved = ", ".join(
             f"{rec.amount} to {rec.name}"
-            + (f" (loses {table.received(rec)})" if rec.true_power_of_friendship else "")
+            + (f" (loses {table.damage.received(rec)})" if rec.true_power_of_friendship else "")
             for _, rec in recipients
         )
         return Outcome(
@@ -632,7 +637,7 @@ def plan_spell(
     anathema_aura: bool = False,
     empowered: bool = False,
     chosen: int | None = None,
-) -> table.SpellPlan:
+) -> table.spells.SpellPlan:
     """A spell as declared, before rolling: its dice, Difficulty and each tier's chance."""
     bf = BattleFigure.objects.filter(side__battle=battle, pk=caster).first()
     if bf is None:
@@ -640,7 +645,7 @@ def plan_spell(
     spells = get_catalogue().spells
     if spell not in spells:
         raise Invalid("spell-not-known", f"No spell {spell!r}.", pointer="/spell")
-    return table.plan_spell(
+    return table.spells.plan_spell(
         figure_of(bf),
         spells[spell],
         anathema_aura=anathema_aura,
@@ -672,9 +677,9 @@ def cast_spell(
         spells = get_catalogue().spells
         if spell not in spells:
             raise Invalid("spell-not-known", f"No spell {spell!r}.", pointer="/spell")
-        table.require_able(t.state, caster_id, caster_fig, "/caster")
+        table.state.require_able(t.state, caster_id, caster_fig, "/caster")
         current = t.state["figures"][caster_id]
-        plan = table.plan_spell(
+        plan = table.spells.plan_spell(
             caster_fig,
             spells[spell],
             anathema_aura=anathema_aura,
@@ -687,28 +692,28 @@ def cast_spell(
         # Healing Spring's d3, entered as rolled, comes after the CA dice (P5).
         d3_entered: object | None = None
         if (
-            spell == table.HEALING_SPRING
+            spell == table.spells.HEALING_SPRING
             and isinstance(t.entered, list)
             and len(t.entered) == plan.dice + 1
         ):
             d3_entered, t.entered = t.entered[-1], t.entered[:-1]
         rolls, entered = t.dice(plan.dice)
-        result = table.cast(plan, rolls)
-        events: list[table.Event] = []
+        result = table.spells.cast(plan, rolls)
+        events: list[table.state.Event] = []
         effects: list[str] = []
-        placed = table.spell_markers(spell, plan, result)
+        placed = table.spells.spell_markers(spell, plan, result)
         if placed is not None:
-            table.add_markers(t.state, target_id, *placed)
-            effects.append(f"{placed[1]} {table.MARKERS[placed[0]]} on {target_name}")
+            table.state.add_markers(t.state, target_id, *placed)
+            effects.append(f"{placed[1]} {table.state.MARKERS[placed[0]]} on {target_name}")
         if result.tier is not None and empowered:
-            table.add_markers(t.state, target_id, "empowered", 1)
+            table.state.add_markers(t.state, target_id, "empowered", 1)
             effects.append(f"Empowered on {target_name}")
         tier_index = plan.outcomes.index(result.tier) if result.tier else None
         target_state = t.state["figures"][target_id]
         d3: int | None = None
-        if spell == table.HEALING_SPRING and table.healing_spring_d3(tier_index):
+        if spell == table.spells.HEALING_SPRING and table.spells.healing_spring_d3(tier_index):
             if not entered:
-                d3 = t.rng.randint(1, table.D3)
+                d3 = t.rng.randint(1, table.dice.D3)
             elif d3_entered is None:
                 raise Invalid(
                     "wrong-dice-count",
@@ -717,44 +722,46 @@ def cast_spell(
                     pointer="/dice",
                 )
             else:
-                d3 = table.check_d3(d3_entered, f"/dice/{plan.dice}")
+                d3 = table.dice.check_d3(d3_entered, f"/dice/{plan.dice}")
         elif d3_entered is not None:
             raise Invalid(
                 "wrong-dice-count",
                 f"Only 3 or more successes roll Healing Spring's d3; enter {plan.dice} dice.",
                 pointer="/dice",
             )
-        if spell == table.HEALING_SPRING and tier_index is not None:
-            amount = table.healing_spring_hp(tier_index, d3)
-            if target_state["status"] == table.ACTIVE:
-                table.heal(t.state, target_id, amount)
+        if spell == table.spells.HEALING_SPRING and tier_index is not None:
+            amount = table.spells.healing_spring_hp(tier_index, d3)
+            if target_state["status"] == table.figures.ACTIVE:
+                table.recovery.heal(t.state, target_id, amount)
                 rolled = f" (2 + {d3} on the d3)" if d3 is not None else ""
                 effects.append(f"{target_name} recovers {amount} HP{rolled}")
-        if spell == table.REVIVING_BREATH and tier_index is not None:
+        if spell == table.spells.REVIVING_BREATH and tier_index is not None:
             hp = {0: 1, 1: target_state["max_hp"] // 2}.get(tier_index, target_state["max_hp"])
-            events += table.revive(t.state, target_id, hp)
+            events += table.recovery.revive(t.state, target_id, hp)
             if events:
                 effects.append(
                     f"{target_name} wakes with {t.state['figures'][target_id]['hp']} HP"
                 )
-        if spell == table.MANA_OBLITERATION and tier_index is not None and tier_index < 2:
-            table.forget_spell(t.state, caster_id, spell)
+        if spell == table.spells.MANA_OBLITERATION and tier_index is not None and tier_index < 2:
+            table.state.forget_spell(t.state, caster_id, spell)
             effects.append(f"{caster_bf.name} forgets {spells[spell].name}")
-        at_the_table = table.spell_at_the_table(spell, tier_index)
+        at_the_table = table.spells.spell_at_the_table(spell, tier_index)
         # A new cast ends the last one's attacks; a Destruction tier opens its own.
-        table.close_spell_attacks(t.state)
+        table.spell_attacks.close_spell_attacks(t.state)
         attacks = (
             None
             if tier_index is None
-            else table.spell_attacks(spells[spell], tier_index, result.successes, chosen)
+            else table.spell_attacks.spell_attacks(
+                spells[spell], tier_index, result.successes, chosen
+            )
         )
         if attacks is not None:
-            table.open_spell_attacks(
+            table.spell_attacks.open_spell_attacks(
                 t.state, caster_id, spell, tier_index or 0, result.successes, chosen
             )
             effects.append(f"Its attacks: {attacks.words()}; roll them next, one target at a time")
-        if spell == table.DISPEL_MAGIC and tier_index is not None:
-            removed = table.dispelled(target_state["markers"], tier_index)
+        if spell == table.spells.DISPEL_MAGIC and tier_index is not None:
+            removed = table.spells.dispelled(target_state["markers"], tier_index)
             if removed is None:
                 at_the_table = (
                     "Choose the spell effect to remove and take its markers off with "
@@ -762,13 +769,13 @@ def cast_spell(
                 )
             for marker in removed or ():
                 count = target_state["markers"][marker]
-                table.add_markers(t.state, target_id, marker, -count)
-                effects.append(f"{count} {table.MARKERS[marker]} removed from {target_name}")
+                table.state.add_markers(t.state, target_id, marker, -count)
+                effects.append(f"{count} {table.state.MARKERS[marker]} removed from {target_name}")
         return Outcome(
             f"{caster_bf.name} casts {plan.spell_name} (Difficulty {plan.difficulty}, "
             f"{plan.dice} dice)"
             # A spell that attacks names its targets as its attacks are rolled.
-            + ("" if table.attacks_with(spells[spell]) else f" on {target_name}")
+            + ("" if table.spell_attacks.attacks_with(spells[spell]) else f" on {target_name}")
             + f". {result.words()}"
             + (" " + "; ".join(effects) + "." if effects else "")
             + (f" At the table: {at_the_table}" if at_the_table else ""),
@@ -789,19 +796,21 @@ def cast_spell(
 
 
 def _spell_attack_plan(
-    state: table.BattleState,
+    state: table.state.BattleState,
     figures: Mapping[str, BattleFigure],
     target: int,
-    situation: table.Situation,
-) -> tuple[str, table.SpellAttacks, table.AttackPlan]:
+    situation: table.attacks.Situation,
+) -> tuple[str, table.spell_attacks.SpellAttacks, table.attacks.AttackPlan]:
     """The waiting cast's attack on one target: (the caster's id, the cast's attacks, the
     plan). Refused when no cast waits, or the target is not one it may attack."""
-    pending = table.pending_spell_attacks(state)
+    pending = table.spell_attacks.pending_spell_attacks(state)
     spell = None if pending is None else get_catalogue().spells.get(pending["spell"])
     attacks = (
         None
         if pending is None or spell is None
-        else table.spell_attacks(spell, pending["tier"], pending["successes"], pending["chosen"])
+        else table.spell_attacks.spell_attacks(
+            spell, pending["tier"], pending["successes"], pending["chosen"]
+        )
     )
     if pending is None or attacks is None:
         raise Invalid(
@@ -812,24 +821,26 @@ def _spell_attack_plan(
     target_id = str(target)
     if target_id not in figures:
         raise Invalid("not-found", f"No figure {target} in this battle.", pointer="/target")
-    problems = table.spell_target_problems(state, target_id, attacks)
+    problems = table.spell_attacks.spell_target_problems(state, target_id, attacks)
     if problems:
         raise Invalid.of(problems)
     caster_id = pending["caster"]
     if state["figures"][target_id]["markers"].get("fortify", 0) > 0:
         situation = dataclasses.replace(situation, target_fortified=True)
-    plan = table.plan_spell_attack(
+    plan = table.spell_attacks.plan_spell_attack(
         figure_of(figures[caster_id]), figure_of(figures[target_id]), attacks, situation
     )
     return caster_id, attacks, plan
 
 
 def plan_spell_attack(
-    battle: Battle, target: int, situation: table.Situation | None = None
-) -> table.AttackPlan:
+    battle: Battle, target: int, situation: table.attacks.Situation | None = None
+) -> table.attacks.AttackPlan:
     """The waiting cast's attack on `target` as declared, before rolling (its odds)."""
     figures = {str(f.pk): f for f in BattleFigure.objects.filter(side__battle=battle)}
-    return _spell_attack_plan(battle.state, figures, target, situation or table.Situation())[2]
+    return _spell_attack_plan(
+        battle.state, figures, target, situation or table.attacks.Situation()
+    )[2]
 
 
 def spell_attack(
@@ -837,22 +848,23 @@ def spell_attack(
     battle: Battle,
     by: AbstractBaseUser,
     target: int,
-    situation: table.Situation | None = None,
+    situation: table.attacks.Situation | None = None,
     dice: Sequence[object] | None = None,
     rng: random.Random | None = None,
     if_match: int | None = None,
 ) -> BattleAction:
     """The last cast's attacks on one target: ranged attacks by the caster at the tier's
-    ROF and Acc, resolved as any ranged attack (P2, P3; see `table.plan_spell_attack`).
+    ROF and Acc, resolved as any ranged attack (P2, P3, P7; see
+    `table.spell_attacks.plan_spell_attack`).
     Each target is attacked once; the cast closes when its targets are used up, when the
     caster's activation ends, or at the next cast or turn."""
 
     def do(t: ActionFrame) -> Outcome:
-        declared = situation or table.Situation()
+        declared = situation or table.attacks.Situation()
         caster_id, attacks, plan = _spell_attack_plan(t.state, t.figures, target, declared)
         target_id = str(target)
         outcome = _roll_attack(t, plan, caster_id, target_id)
-        left = table.spend_spell_attack(t.state, target_id, attacks)
+        left = table.spell_attacks.spend_spell_attack(t.state, target_id, attacks)
         if left == 0:
             outcome.words += f" {attacks.spell_name}'s attacks are done."
         elif left is not None:
@@ -879,20 +891,20 @@ def heal(
     def do(t: ActionFrame) -> Outcome:
         healer_id, healer_bf, healer_fig = t.figure(healer, "/healer")
         target_id, target_bf, _ = t.figure(target, "/target")
-        table.require_able(t.state, healer_id, healer_fig, "/healer")
-        table.require_active(t.state, target_id, target_bf.name, "/target")
-        if not healer_fig.carries(table.MEDICAL_KIT):
+        table.state.require_able(t.state, healer_id, healer_fig, "/healer")
+        table.state.require_active(t.state, target_id, target_bf.name, "/target")
+        if not healer_fig.carries(table.figures.MEDICAL_KIT):
             raise Invalid("needs-equipment", "Healing needs a Medical Kit.", pointer="/healer")
         rolls, entered = t.dice(1)
         state = t.state["figures"][target_id]
         fr = healer_fig.stats["FR"]
-        amount = table.heal_amount(rolls[0], state["hp"], state["max_hp"], fr)
+        amount = table.recovery.heal_amount(rolls[0], state["hp"], state["max_hp"], fr)
         again = ""
-        if not entered and table.rerolls_heal(healer_fig, amount):
-            rolls += table.roll_dice(1, t.rng)
-            amount = table.heal_amount(rolls[-1], state["hp"], state["max_hp"], fr)
+        if not entered and table.recovery.rerolls_heal(healer_fig, amount):
+            rolls += table.dice.roll_dice(1, t.rng)
+            amount = table.recovery.heal_amount(rolls[-1], state["hp"], state["max_hp"], fr)
             again = f", re-rolled {rolls[-1]} (Angelic Healing)"
-        table.heal(t.state, target_id, amount)
+        table.recovery.heal(t.state, target_id, amount)
         return Outcome(
             f"{healer_bf.name} heals {target_bf.name}: rolled {rolls[0]}{again} against HP "
             f"{state['hp'] - amount}; {target_bf.name} recovers {amount} HP.",
@@ -919,10 +931,10 @@ def revive(
     def do(t: ActionFrame) -> Outcome:
         reviver_id, reviver_bf, reviver_fig = t.figure(reviver, "/reviver")
         target_id, target_bf, target_fig = t.figure(target, "/target")
-        table.require_able(t.state, reviver_id, reviver_fig, "/reviver")
-        if not reviver_fig.carries(table.MEDICAL_KIT):
+        table.state.require_able(t.state, reviver_id, reviver_fig, "/reviver")
+        if not reviver_fig.carries(table.figures.MEDICAL_KIT):
             raise Invalid("needs-equipment", "Reviving needs a Medical Kit.", pointer="/reviver")
-        if t.state["figures"][target_id]["status"] != table.UNCONSCIOUS:
+        if t.state["figures"][target_id]["status"] != table.figures.UNCONSCIOUS:
             raise Invalid(
                 "figure-not-unconscious",
                 f"{target_bf.name} is not Unconscious.",
@@ -930,13 +942,13 @@ def revive(
             )
         rolls, entered = t.dice(1)
         fr = target_fig.stats["FR"]
-        revived = table.revives(rolls[0], fr)
+        revived = table.recovery.revives(rolls[0], fr)
         again = ""
-        if not entered and table.rerolls_revive(reviver_fig, revived):
-            rolls += table.roll_dice(1, t.rng)
-            revived = table.revives(rolls[-1], fr)
+        if not entered and table.recovery.rerolls_revive(reviver_fig, revived):
+            rolls += table.dice.roll_dice(1, t.rng)
+            revived = table.recovery.revives(rolls[-1], fr)
             again = f", re-rolled {rolls[-1]} (Angelic Healing)"
-        events = table.revive(t.state, target_id, 1) if revived else []
+        events = table.recovery.revive(t.state, target_id, 1) if revived else []
         return Outcome(
             f"{reviver_bf.name} tries to revive {target_bf.name}: rolled {rolls[0]}{again} "
             f"against FR {fr}; " + ("revived with 1 HP." if events else "still Unconscious."),
@@ -955,7 +967,7 @@ def jump(
     by: AbstractBaseUser,
     figure: int,
     distance: int,
-    movement: table.Movement = "moved",
+    movement: table.figures.Movement = "moved",
     discard_climbing_gear: bool = False,
     dice: Sequence[object] | None = None,
     rng: random.Random | None = None,
@@ -966,19 +978,22 @@ def jump(
 
     def do(t: ActionFrame) -> Outcome:
         fid, bf, fig = t.figure(figure, "/figure")
-        table.require_able(t.state, fid, fig, "/figure")
-        if discard_climbing_gear and table.CLIMBING_GEAR in t.state["figures"][fid]["discarded"]:
+        table.state.require_able(t.state, fid, fig, "/figure")
+        if (
+            discard_climbing_gear
+            and table.figures.CLIMBING_GEAR in t.state["figures"][fid]["discarded"]
+        ):
             raise Invalid("unknown-item", "The Climbing Gear is discarded.", pointer="/item")
-        plan = table.plan_jump(fig, distance, movement)
+        plan = table.movement.plan_jump(fig, distance, movement)
         rolls, entered = t.dice(1)
         damage = plan.damage(rolls[0])
         words = f'{bf.name} jumps {distance}" (needs {plan.needed}+): rolled {rolls[0]}; '
-        events: list[table.Event] = []
+        events: list[table.state.Event] = []
         if damage and discard_climbing_gear:
-            table.discard_item(t.state, fid, fig, table.CLIMBING_GEAR)
+            table.state.discard_item(t.state, fid, fig, table.figures.CLIMBING_GEAR)
             words += "discards the Climbing Gear to pass."
         elif damage:
-            events = table.lose(t.state, fid, damage)
+            events = table.damage.lose(t.state, fid, damage)
             words += f"fails: {damage} damage and no actions left." + _status_words(t, events)
         else:
             words += "passes."
@@ -1026,7 +1041,7 @@ class Change:
 
     figure: int
     hp: int | None = None
-    status: table.Status | None = None
+    status: table.figures.Status | None = None
     markers: Mapping[str, int] = field(default_factory=dict)  # marker -> count to add
     discard: str | None = None
     forget: str | None = None
@@ -1041,37 +1056,41 @@ def change_figure(
         fid, bf, fig = t.figure(change.figure, "/figure")
         state = t.state["figures"][fid]
         said: list[str] = []
-        events: list[table.Event] = []
+        events: list[table.state.Event] = []
         if change.hp is not None:
             if isinstance(change.hp, bool) or not 0 <= change.hp <= state["max_hp"]:
                 raise Invalid("invalid", f"HP is 0 to {state['max_hp']}.", pointer="/hp")
             state["hp"] = change.hp
             said.append(f"HP {change.hp} of {state['max_hp']}")
         if change.status is not None:
-            if change.status not in (table.ACTIVE, table.UNCONSCIOUS, table.OUT_OF_ACTION):
+            if change.status not in (
+                table.figures.ACTIVE,
+                table.figures.UNCONSCIOUS,
+                table.figures.OUT_OF_ACTION,
+            ):
                 raise Invalid(
                     "invalid", "Status is active, unconscious or out-of-action.", pointer="/status"
                 )
             if change.status != state["status"]:
                 state["status"] = change.status
                 events.append({"figure": fid, "status": change.status, "by": None})
-                said.append(table.status_words(change.status))
+                said.append(table.figures.status_words(change.status))
         for i, (marker, count) in enumerate(change.markers.items()):
             if isinstance(count, bool) or not isinstance(count, int) or not -9 <= count <= 9:
                 raise Invalid("invalid", "Add -9 to 9 markers.", pointer=f"/markers/{i}")
-            table.add_markers(t.state, fid, marker, count)
-            said.append(f"{count:+d} {table.MARKERS[marker]}")
+            table.state.add_markers(t.state, fid, marker, count)
+            said.append(f"{count:+d} {table.state.MARKERS[marker]}")
         at_the_table = ""
         if change.discard:
-            table.discard_item(t.state, fid, fig, change.discard)
+            table.state.discard_item(t.state, fid, fig, change.discard)
             said.append(f"discards {change.discard.replace('-', ' ')}")
-            at_the_table = table.ITEM_AT_THE_TABLE.get(change.discard, "")
+            at_the_table = table.state.ITEM_AT_THE_TABLE.get(change.discard, "")
         if change.forget:
             if change.forget not in fig.spells:
                 raise Invalid(
                     "spell-not-known", "Not a spell the figure knows.", pointer="/forget"
                 )
-            table.forget_spell(t.state, fid, change.forget)
+            table.state.forget_spell(t.state, fid, change.forget)
             said.append(f"forgets {change.forget.replace('-', ' ')}")
         if change.activated is not None:
             state["activated"] = bool(change.activated)
@@ -1103,11 +1122,11 @@ def end_activation(
         state = t.state["figures"][fid]
         if state["activated"]:
             raise Invalid("invalid", f"{bf.name} has activated this turn.", pointer="/figure")
-        table.activate(t.state, fid)
-        lapsed = table.lapse_markers(t.state, fid)
+        table.turn.activate(t.state, fid)
+        lapsed = table.turn.lapse_markers(t.state, fid)
         words = f"{bf.name} has activated."
         if lapsed:
-            words += " " + ", ".join(table.MARKERS[m] for m in lapsed) + " lapsed."
+            words += " " + ", ".join(table.state.MARKERS[m] for m in lapsed) + " lapsed."
         return Outcome(words, detail={"figure": fid})
 
     return _act(battle, by, "activate", do, if_match=if_match)
@@ -1117,7 +1136,7 @@ def next_turn(
     *, battle: Battle, by: AbstractBaseUser, if_match: int | None = None
 ) -> BattleAction:
     def do(t: ActionFrame) -> Outcome:
-        table.next_turn(t.state)
+        table.turn.next_turn(t.state)
         return Outcome(f"Turn {t.state['turn']} begins: roll for initiative.")
 
     return _act(battle, by, "turn", do, if_match=if_match)
@@ -1150,20 +1169,20 @@ def undo(*, battle: Battle, by: AbstractBaseUser, if_match: int | None = None) -
 # --- ending ---------------------------------------------------------------------------------
 
 
-def effective_events(battle: Battle) -> list[table.Event]:
+def effective_events(battle: Battle) -> list[table.state.Event]:
     """The record's events (P6): of every action not undone, the attack a transfer amended
     counting through the transfer's events instead of its own."""
     actions = list(battle.actions.filter(undone_at__isnull=True).order_by("seq"))
     amended = {a.detail.get("amends") for a in actions if a.kind == "transfer"}
-    events: list[table.Event] = []
+    events: list[table.state.Event] = []
     for action in actions:
         if action.seq not in amended:
             events += action.events
     return events
 
 
-def record_from_log(battle: Battle) -> dict[str, table.MemberRecord]:
-    return table.record_from(battle.state, effective_events(battle))
+def record_from_log(battle: Battle) -> dict[str, table.record.MemberRecord]:
+    return table.record.record_from(battle.state, effective_events(battle))
 
 
 @transaction.atomic

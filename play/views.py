@@ -181,8 +181,8 @@ def _screen_context(
             "dice_entry_off": presenters.dice_entry_off(battle),
             "forgettable": presenters.forgettable(view.figures, catalogue),
             "spell_odds": presenters.spell_odds(battle, None, first_spell),
-            "markers": list(table.MARKERS.items()),
-            "items": table.ONE_USE_ITEMS,
+            "markers": list(table.state.MARKERS.items()),
+            "items": table.state.ONE_USE_ITEMS,
             "attack": presenters.attack_form(
                 view, catalogue, request.POST if request.method == "POST" else {}
             ),

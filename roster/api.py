@@ -36,12 +36,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.reverse import reverse
 
-from dbd_site import cache_keys
 from dbd_site.errors import Invalid, Problem
 from dbd_site.parsers import JSONParser
 from idempotency.decorators import idempotent
 from idempotency.schema import IDEMPOTENCY_KEY
-from roster import documents, engine, selectors, serializers, services
+from roster import cache_keys, documents, engine, selectors, serializers, services
 from roster.models import Force, Member
 from roster.schema import DOCUMENT_REF, PATCH_SCHEMA
 from rules.loader import get_catalogue

@@ -29,12 +29,11 @@ from django.utils.text import slugify
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 from django_htmx.http import trigger_client_event
 
-from dbd_site import cache_keys
 from dbd_site.errors import DomainError
 from dbd_site.inputs import is_whole_number
 from dbd_site.rendering import add_refusal_to_form, is_htmx, refusal_messages, render_page
 from idempotency.decorators import idempotent
-from roster import engine, member_rows, options, selectors, services
+from roster import cache_keys, engine, member_rows, options, selectors, services
 from roster.changes import BETWEEN_BATTLES, CHANGES, Rejected
 from roster.documents import Problem
 from roster.forms import (

@@ -16,7 +16,7 @@ def member_odds(member: Any, result: dict[str, Any] | None) -> dict[str, Any]:
     """`member` a roster Member, `result` its evaluation (stats, defence, skills)."""
     if not result:
         return {"weapons": [], "spells": []}
-    figure = table.Figure(
+    figure = table.figures.Figure(
         name=member.name,
         stats=result["stats"],
         defence=result["defence"],

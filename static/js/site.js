@@ -190,8 +190,13 @@
   document.addEventListener("htmx:afterSettle", function (event) {
     var target = event.detail.target;
     if (opening && target && target.id === opening) {
+      // An outerHTML swap settles on the element it replaced, no longer in the page:
+      // the step that came in is found again by its id.
+      var opened = document.getElementById(opening);
       opening = null;
-      bringIntoView(target);
+      if (opened) {
+        bringIntoView(opened);
+      }
       return;
     }
     if (!anchor) {

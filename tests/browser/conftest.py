@@ -9,10 +9,14 @@ from pathlib import Path
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
+from django.contrib.auth import get_user_model
 from django.core.management import call_command
+from django.test import override_settings
 from django.urls import reverse
 from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
 
+from campaign.models import Campaign
+from roster.models import Force
 from rules.loader import clear_catalogue_cache
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -242,3 +246,38 @@ def act_panel(page: Page, summary: str):
     if details.get_attribute("open") is None:
         details.locator("summary").click()
     return details
+
+
+# --- the demo player's world (`manage.py seed_demo`) ---------------------------------------
+
+
+@pytest.fixture
+def demo(live_server):
+    """The demo player's world (`manage.py seed_demo`): a legal force and a campaign with
+    three confirmed battles against `rival`."""
+    with override_settings(DEBUG=True):
+        call_command("seed_demo", verbosity=0)
+    user = get_user_model().objects.get(username="demo")
+    force = Force.objects.filter(owner=user, campaign_entry__isnull=True).get()
+    return user, force, Campaign.objects.get(name="Spring Term League")
+
+
+@pytest.fixture
+def pages(browser, live_server):
+    """`pages(user, view)`: a page of `view` with `user` signed in; closed after the test."""
+    opened: list[Page] = []
+
+    def open_as(user, view: str) -> Page:
+        page = signed_in_page(browser, live_server, user, view)
+        opened.append(page)
+        return page
+
+    yield open_as
+    for page in opened:
+        page.context.close()
+
+
+def member_url(live_server, force: Force, name: str, step: str) -> str:
+    """The builder's page for `force`'s member `name`, with `step` open."""
+    member = force.members.get(name=name)
+    return live_server.url + reverse("roster:member", args=[force.pk, member.pk]) + f"?step={step}"

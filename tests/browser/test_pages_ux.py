@@ -8,13 +8,9 @@ Nothing here waits on a timer: every wait is on a state of the page.
 import re
 
 import pytest
-from django.contrib.auth import get_user_model
-from django.core.management import call_command
-from django.test import override_settings
 from django.urls import reverse
-from playwright.sync_api import Page, expect
+from playwright.sync_api import expect
 
-from campaign.models import Campaign
 from roster import services
 from roster.models import Force
 from tests.browser.conftest import (
@@ -25,43 +21,13 @@ from tests.browser.conftest import (
     click_figures,
     horizontal_overflow,
     htmx_settled,
-    signed_in_page,
+    member_url,
 )
 from tests.roster.builders import student
 from tests.roster.test_rolls import ScriptedDice
 
 ALL_VIEWS = list(VIEWS)
 PHONES = ["phone-light", "phone-dark"]
-
-
-@pytest.fixture
-def demo(live_server):
-    """The demo player's world (`manage.py seed_demo`): a legal force and a campaign with
-    three confirmed battles against `rival`."""
-    with override_settings(DEBUG=True):
-        call_command("seed_demo", verbosity=0)
-    user = get_user_model().objects.get(username="demo")
-    force = Force.objects.filter(owner=user, campaign_entry__isnull=True).get()
-    return user, force, Campaign.objects.get(name="Spring Term League")
-
-
-@pytest.fixture
-def pages(browser, live_server):
-    opened: list[Page] = []
-
-    def open_as(user, view: str) -> Page:
-        page = signed_in_page(browser, live_server, user, view)
-        opened.append(page)
-        return page
-
-    yield open_as
-    for page in opened:
-        page.context.close()
-
-
-def member_url(live_server, force: Force, name: str, step: str) -> str:
-    member = force.members.get(name=name)
-    return live_server.url + reverse("roster:member", args=[force.pk, member.pk]) + f"?step={step}"
 
 
 @pytest.mark.parametrize("view", ALL_VIEWS)

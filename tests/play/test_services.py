@@ -31,7 +31,7 @@ def shoot(battle, by, attacker, target, *faces, **situation):
             target=target,
             kind="ranged",
             weapon="light-pistol",
-            situation=table.Situation(**situation),
+            situation=table.attacks.Situation(**situation),
         ),
         rng=Dice(*faces),
     )
@@ -116,8 +116,8 @@ def test_hits_take_a_figure_unconscious_then_out_of_action(campaign_battle, alic
     assert battle.state["figures"][str(f["1:Ben"])]["status"] == "out-of-action"
     assert battle.version == 5
     record = services.record_from_log(battle)
-    assert record[str(f["0:Ann"])] == table.MemberRecord(str(f["0:Ann"]), False, False, 1)
-    assert record[str(f["1:Ben"])] == table.MemberRecord(str(f["1:Ben"]), True, True, 0)
+    assert record[str(f["0:Ann"])] == table.record.MemberRecord(str(f["0:Ann"]), False, False, 1)
+    assert record[str(f["1:Ben"])] == table.record.MemberRecord(str(f["1:Ben"]), True, True, 0)
 
 
 def test_a_weapon_with_rate_of_fire_rolls_a_die_each(campaign_battle, bob):
@@ -511,7 +511,7 @@ def test_subdual_from_behind_rolls_the_targets_knock_out_die(alice, bob):
         f["1:Emma"],
         "melee",
         "subdual-weapon",
-        situation=table.Situation(rear_arc=True),
+        situation=table.attacks.Situation(rear_arc=True),
     )
     # ME 1 against Emma's DF 8 - 2 (rear arc), no Subdual penalty with CQC: needs 5.
     # 5 hits (SR 0); the second die 12 is not under Emma's 12 HP: Unconscious.
