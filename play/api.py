@@ -392,3 +392,32 @@ class BattleEndView(BattleApiView):
             if_match=if_match_version(request),
         )
         return answer(request, battle_id)
+
+
+@extend_schema_view(
+    get=extend_schema(
+        operation_id="battles_dice_check",
+        summary="Check a battle's dice against the seed it committed to",
+        description=(
+            "Every server die of the log, in order (undone actions' too), with its index in "
+            "the battle's dice stream. Once the battle has ended its seed is revealed and "
+            "each die is checked: the seed hashes to the commitment published at the start, "
+            'and gives that die at that index (docs/play.md, "Verify the dice"). Anyone '
+            "with the spectator link may check."
+        ),
+        parameters=[OpenApiParameter("token", OpenApiTypes.STR, OpenApiParameter.PATH)],
+        responses={200: serializers.PlayDiceCheckSerializer, 404: ERRORS, 429: ERRORS},
+        tags=TAGS,
+    )
+)
+class BattleDiceCheckView(BattleApiView):
+    permission_classes = [AllowAny]
+    serializer_class = serializers.PlayDiceCheckSerializer
+
+    def get(self, request: Request, token: str) -> Response:
+        battle = selectors.get_battle_by_token(token=token)
+        check = selectors.dice_check(battle=battle)
+        response = Response(presenters.dice_check_json(check, request.build_absolute_uri))
+        response["ETag"] = etag_of(battle.version)
+        patch_cache_control(response, no_cache=True)
+        return response

@@ -17,4 +17,5 @@ urlpatterns = [
     path("<int:battle_id>/undo/", api.BattleUndoView.as_view(), name="play-api-undo"),
     path("<int:battle_id>/end/", api.BattleEndView.as_view(), name="play-api-end"),
     path("watch/<str:token>/", api.BattleWatchView.as_view(), name="play-api-watch"),
+    path("watch/<str:token>/dice/", api.BattleDiceCheckView.as_view(), name="play-api-dice"),
 ]

@@ -95,6 +95,7 @@ def battle_json(view: selectors.BattleView, *, may_act: bool, absolute: Any) -> 
                 "words": a.words,
                 "dice": a.dice,
                 "entered": a.entered,
+                "dice_drawn": a.dice_drawn,
                 "undone": a.undone_at is not None,
                 "actor": a.actor.get_username() if a.actor else None,
                 "at": a.created_at,
@@ -103,6 +104,7 @@ def battle_json(view: selectors.BattleView, *, may_act: bool, absolute: Any) -> 
         ],
         "record": battle.record,
         "recorded_battle": battle.recorded_battle_id,
+        "dice_commitment": dice_commitment_json(battle, absolute),
         "spell_attacks": spell_attacks_json(view.spell_attacks),
     }
 
@@ -445,5 +447,41 @@ def spell_odds(battle: Battle, values: Any, default: str | None) -> dict[str, An
                 "percent": percent(chance),
             }
             for tier, chance in plan.tier_odds()
+        ],
+    }
+
+
+def dice_commitment_json(battle: Battle, absolute: Any) -> dict[str, Any]:
+    """The battle's committed dice: the hash from the start, the seed once it has ended."""
+    return {
+        "sha256": selectors.dice_commitment(battle),
+        "seed": selectors.revealed_seed(battle),
+        "check_url": absolute(reverse("play-api-dice", args=[battle.spectator_token])),
+    }
+
+
+def dice_check_json(check: selectors.DiceCheck, absolute: Any) -> dict[str, Any]:
+    verification = check.verification
+    results = verification.checks if verification else [None] * len(check.dice)
+    return {
+        "battle": absolute(reverse("play-api-watch", args=[check.battle.spectator_token])),
+        "status": check.battle.status,
+        "commitment": check.commitment,
+        "seed": check.seed,
+        "seed_matches": verification.seed_matches if verification else None,
+        "verified": verification.verified if verification else None,
+        "dice": [
+            {
+                "seq": die.seq,
+                "position": die.position,
+                "value": die.value,
+                "index": die.index,
+                "faces": die.faces,
+                "undone": die.undone,
+                "derived": result.derived if result else None,
+                "matches": result.matches if result else None,
+                "problem": result.problem if result else "",
+            }
+            for die, result in zip(check.dice, results, strict=True)
         ],
     }

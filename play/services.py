@@ -57,6 +57,24 @@ def _system_dice() -> random.Random:
     return random.SystemRandom()
 
 
+def _battle_dice(battle: Battle) -> random.Random:
+    """The battle's server dice: the stream of its committed seed, from where its last
+    action's dice ended (`play.table.commitment`). A battle started before dice were
+    committed to rolls `random.SystemRandom()`."""
+    if not battle.dice_seed:
+        return _system_dice()
+    return table.commitment.DiceStream(battle.dice_seed, start=battle.dice_next)
+
+
+def _keep_draws(battle: Battle, dice: random.Random) -> list[list[int]]:
+    """Where each server die an action drew sits in the battle's stream ([index, faces]),
+    for the log; the battle's next dice begin after them."""
+    if not isinstance(dice, table.commitment.DiceStream):
+        return []
+    battle.dice_next = dice.next_index
+    return [[drawn.index, drawn.faces] for drawn in dice.drawn]
+
+
 # --- starting ---------------------------------------------------------------------------
 
 
@@ -178,6 +196,8 @@ def start_battle(
         scenario=scenario,
         entered_rolls_allowed=entered_rolls_allowed,
         state={},
+        dice_seed=(seed := table.commitment.new_seed()),
+        dice_commitment=table.commitment.commitment_of(seed),  # published from now on
     )
     placed: dict[str, tuple[int, table.figures.Figure]] = {}
     for position, force in enumerate(forces):
@@ -311,7 +331,7 @@ def _act(
             copy.deepcopy(before),
             figures,
             sides,
-            rng or _system_dice(),
+            rng or _battle_dice(locked),
             dice,
         )
         outcome = do(t)
@@ -324,13 +344,14 @@ def _act(
             words=outcome.words + (" (dice entered as rolled)" if outcome.entered else ""),
             detail=outcome.detail,
             dice=outcome.dice,
+            dice_drawn=_keep_draws(locked, t.rng),
             entered=outcome.entered,
             events=list(outcome.events),
             state_before=before,
         )
         locked.state = t.state
         locked.version += 1
-        locked.save(update_fields=["state", "version", "updated_at"])
+        locked.save(update_fields=["state", "version", "dice_next", "updated_at"])
         battle.state, battle.version = locked.state, locked.version
         return action
 

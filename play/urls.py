@@ -17,4 +17,5 @@ urlpatterns = [
     path("<int:battle_id>/end/", views.end, name="end"),
     path("watch/<str:token>/", views.watch, name="watch"),
     path("watch/<str:token>/state/", views.watch_state, name="watch_state"),
+    path("watch/<str:token>/dice/", views.dice, name="dice"),
 ]

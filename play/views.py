@@ -159,6 +159,8 @@ def _screen_context(
         "may_act": may_act and battle.status == Battle.Status.PLAYING,
         "watching": watching,
         "screen_log_lines": SCREEN_LOG_LINES,
+        "dice_commitment": selectors.dice_commitment(battle),
+        "dice_seed": selectors.revealed_seed(battle),
         "state_url": (
             reverse("play:watch_state", args=[battle.spectator_token])
             if watching
@@ -404,3 +406,34 @@ def end(request: HttpRequest, battle_id: int) -> HttpResponse:
         messages.success(request, "The battle has ended.")
         return redirect("play:battle", battle_id=battle.pk)
     return render(request, "play/end.html", context)
+
+
+@require_GET
+@not_found_is_404
+def dice(request: HttpRequest, token: str) -> HttpResponse:
+    """Every server die of the battle, checked against its seed once it has ended; by the
+    spectator link, so anyone the battle was shown to can check it."""
+    battle = selectors.get_battle_by_token(token=token)
+    check = selectors.dice_check(battle=battle)
+    results = check.verification.checks if check.verification else [None] * len(check.dice)
+    rows = [
+        {"die": die, "result": result, "words": check.words[die.seq]}
+        for die, result in zip(check.dice, results, strict=True)
+    ]
+    may_see_battle = request.user.is_authenticated and (
+        selectors.battles_for(user=request.user).filter(pk=battle.pk).exists()
+    )
+    context = {
+        "battle": battle,
+        "check": check,
+        "rows": rows,
+        "snippet": table.commitment.check_snippet(check.seed, check.commitment, check.dice)
+        if check.seed and check.commitment
+        else "",
+        "battle_url": reverse("play:battle", args=[battle.pk])
+        if may_see_battle
+        else reverse("play:watch", args=[token]),
+    }
+    response = render(request, "play/dice.html", context)
+    patch_cache_control(response, no_cache=True)
+    return response

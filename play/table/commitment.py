@@ -168,3 +168,29 @@ def verify(commitment: str, seed: str, dice: Sequence[LoggedDie]) -> Verificatio
             expected = max(expected, die.index + 1)
         checks.append(DieCheck(die, derived, problem))
     return Verification(commitment, seed, seed_matches, checks)
+
+
+# The check anyone can run (Python 3, nothing to install), filled in with a battle's
+# seed, commitment and dice: the dice page shows it, docs/play.md explains it.
+_SNIPPET = """import hashlib
+import hmac
+
+
+def die(seed, index, faces):
+    byte = hmac.new(bytes.fromhex(seed), str(index).encode(), hashlib.sha256).digest()[0]
+    return None if byte >= 256 - 256 % faces else 1 + byte % faces
+
+
+seed = "{seed}"
+commitment = "{commitment}"
+assert hashlib.sha256(bytes.fromhex(seed)).hexdigest() == commitment, "not the seed"
+for index, faces, value in {dice}:
+    assert die(seed, index, faces) == value, f"index {{index}} does not match"
+print("Every die matches the seed.")
+"""
+
+
+def check_snippet(seed: str, commitment: str, dice: Sequence[LoggedDie]) -> str:
+    """The check as a short Python program with this battle's numbers in it."""
+    listed = [(d.index, d.faces, d.value) for d in dice]
+    return _SNIPPET.format(seed=seed, commitment=commitment, dice=listed)
