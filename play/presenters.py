@@ -336,7 +336,7 @@ def attack_odds(
         mode = values.get("mode", "0") if values else "0"
         plan = services.plan_attack(
             view.battle,
-            services.AttackDeclaration(
+            table.attacks.AttackDeclaration(
                 attacker.id,
                 target.id,
                 kind,  # type: ignore[arg-type]

@@ -160,17 +160,7 @@ class FigureView:
 
     @property
     def figure(self) -> table.figures.Figure:
-        n = self.numbers
-        return table.figures.Figure(
-            name=self.name,
-            stats=n["stats"],
-            defence=n["defence"],
-            skills=frozenset(n["skills"]),
-            equipment=tuple(n["equipment"]),
-            spells=tuple(n["spells"]),
-            spell_focus=n["spell_focus"],
-            mastery=n["mastery"],
-        )
+        return table.figures.Figure.from_numbers(self.name, self.numbers)
 
 
 @dataclass(frozen=True, slots=True)

@@ -542,11 +542,14 @@ class _MemberBuilder:
         seen: set[int] = set()
         for i, adv in enumerate(advancements):
             if adv.line in seen:
+                # Named as the builder shows the line ("+1 ME"); a number the table lacks
+                # (only an imported document has one) is all there is to name it by.
+                known = self.society.lines.get(adv.line)
+                label = known.label if known is not None else f"line {adv.line}"
                 self.error(
                     f"{where}/{i}/line",
                     "duplicate-line",
-                    f"Free advancements come from two different lines; line {adv.line} is "
-                    "taken twice.",
+                    f"Free advancements come from two different lines; {label} is taken twice.",
                 )
                 continue
             seen.add(adv.line)

@@ -9,6 +9,7 @@ from django.core.files.uploadedfile import UploadedFile
 
 from dbd_site.errors import Invalid
 from dbd_site.inputs import load_json
+from roster import options
 from roster.models import Force, Member
 from rules.catalogue import Catalogue
 
@@ -44,6 +45,13 @@ class ForceForm(forms.ModelForm):
         if not name:
             raise ValidationError("Give the force a name.")
         return name
+
+
+class RenameForm(ForceForm):
+    """The force's name alone: the small form on each force of My forces."""
+
+    class Meta(ForceForm.Meta):
+        fields = ["name"]
 
 
 def _society_label(society: Any, choice: str) -> str:
@@ -151,9 +159,32 @@ class ClubForm(forms.Form):
 
 
 class NewMemberForm(MemberBasicsForm, ClubForm):
-    """Steps 1 and 2 together: enough to save a draft member."""
+    """Steps 1 and 2 together: enough to save a draft member.
+
+    Unlike the builder's step 1, which saves a draft that breaks a rule and shows the
+    problem beside it, the form refuses base statistics the engine rejects (R1): a new
+    member starts from a spread that can be built on. The refusal is the form's one
+    non-field error, shown beside the statistics.
+    """
 
     field_order = ["name", "role", "ME", "RA", "CA", "DF", "club_name", "society"]
+
+    def __init__(self, *args: Any, catalogue: Catalogue, **kwargs: Any) -> None:
+        super().__init__(*args, catalogue=catalogue, **kwargs)
+        self.catalogue = catalogue
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean()
+        base = {s: cleaned[s] for s in BASE_STATISTICS if s in cleaned}
+        if len(base) == len(BASE_STATISTICS):
+            refusal = options.base_statistics_refusal(base, self.catalogue)
+            if refusal is not None:
+                for statistic in BASE_STATISTICS:
+                    self.fields[statistic].widget.attrs.update(
+                        {"aria-invalid": "true", "aria-describedby": "base-error"}
+                    )
+                raise ValidationError(refusal, code="invalid-base-statistics")
+        return cleaned
 
     def member_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"name": "", "club": {}, "base": {}}

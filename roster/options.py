@@ -68,14 +68,6 @@ class OptionGroup:
     title: str
     options: tuple[Option, ...]
 
-    @property
-    def shared_reason(self) -> str | None:
-        """The reason every unavailable option of the group shares, when two or more do
-        and none has another: said once for the group instead of on each row."""
-        reasons = {o.reason for o in self.options if o.reason is not None}
-        refused = sum(1 for o in self.options if o.reason is not None)
-        return reasons.pop() if len(reasons) == 1 and refused >= 2 else None
-
 
 # --- asking the engine ------------------------------------------------------------------
 
@@ -168,6 +160,22 @@ def _fr_phrase(problem: Problem) -> str | None:
     if problem.code == "statistic-out-of-bounds" and "takes FR to" in problem.message:
         return "Not enough FR left (it cannot go below 0)."
     return None
+
+
+# --- base statistics (R1) ----------------------------------------------------------------
+
+
+def base_statistics_refusal(base: Mapping[str, int], catalogue: Catalogue) -> str | None:
+    """What the engine says of these base statistics (R1: 3, 2, 2 and 1 in some order), or
+    None when it takes them. The add form asks before anything is saved: the statistics
+    are judged alone, so nothing else of the member (its club) need be valid yet."""
+    member = documents.Member(
+        name="", club_name="", society="", society_choice="", base=dict(base)
+    )
+    evaluation = engine.MemberWhatIf(member, catalogue, resources=WHAT_IF_RESOURCES).evaluate()
+    return next(
+        (p.message for p in evaluation.errors if p.code == "invalid-base-statistics"), None
+    )
 
 
 # --- free advancements (R4, R5) ---------------------------------------------------------

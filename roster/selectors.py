@@ -107,7 +107,15 @@ def get_force_row(*, user: User, force_id: int) -> Force:
 
 # What names a version of a force, and what `refreshed` needs to check it: enough for a
 # reader whose whole answer is cached under that version (the API detail).
-VERSION_FIELDS = ("id", "owner_id", "version", "rules_version", "evaluation_version")
+# The share token too: the answer of a force that has one is sent uncompressed.
+VERSION_FIELDS = (
+    "id",
+    "owner_id",
+    "version",
+    "rules_version",
+    "evaluation_version",
+    "share_token",
+)
 
 
 def get_force_version(*, user: User, force_id: int) -> Force:

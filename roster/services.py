@@ -24,7 +24,9 @@ Refusals raise `dbd_site.errors.DomainError` kinds; callers render them. Real di
 """
 
 import copy
+import itertools
 import random
+import re
 import secrets
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -442,23 +444,51 @@ def _replace_members(draft: Draft, members: Sequence[dict[str, Any]]) -> None:
     ]
 
 
+FORCE_NAME_MAX = Force._meta.get_field("name").max_length or 100
+_COPY_SUFFIX = re.compile(r" \(copy(?: \d+)?\)$")
+
+
+def copy_name(owner: AbstractBaseUser, name: str) -> str:
+    """A name for a copy of `name` that none of `owner`'s forces has: "Name (copy)", then
+    "Name (copy 2)", "Name (copy 3)"... A copy of a copy counts on from the original's
+    name, and a long name is shortened to leave room for the suffix."""
+    original = _COPY_SUFFIX.sub("", name)
+    # Every candidate starts with the original's first characters, whatever its suffix.
+    stem = original[: FORCE_NAME_MAX - len(" (copy 999)")]
+    taken = set(
+        Force.objects.filter(owner=owner, name__startswith=stem).values_list("name", flat=True)
+    )
+    for number in itertools.count(1):
+        suffix = " (copy)" if number == 1 else f" (copy {number})"
+        candidate = original[: FORCE_NAME_MAX - len(suffix)] + suffix
+        if candidate not in taken:
+            return candidate
+    raise AssertionError("unreachable: itertools.count never ends")
+
+
 def create_force(*, owner: AbstractBaseUser, name: str, resources: int = 50) -> Force:
     with transaction.atomic():
         force = _new_force(owner, name, resources, get_catalogue().rules_version)
         return _write(force, Command("create", owner), lambda draft: None).force
 
 
-def import_force(*, owner: AbstractBaseUser, document: Any) -> Force:
+def import_force(*, owner: AbstractBaseUser, document: Any, as_copy: bool = False) -> Force:
     """A new force from a dbd-roster/1 document; a malformed one creates nothing (400).
 
     Rolls cannot travel in a document, so every rolled skill in it is unverified (R5).
+    With `as_copy` (a player's own import), a document named like one of the owner's
+    forces (their own export, brought back) gives a force named as a copy of it, so the
+    two can be told apart wherever forces are listed.
     """
     try:
         roster = documents.parse(document)
     except documents.MalformedDocument as exc:
         raise Invalid.of(exc.problems) from exc
     with transaction.atomic():
-        force = _new_force(owner, roster.name, roster.resources, get_catalogue().rules_version)
+        name = roster.name
+        if as_copy and Force.objects.filter(owner=owner, name=name).exists():
+            name = copy_name(owner, name)
+        force = _new_force(owner, name, roster.resources, get_catalogue().rules_version)
 
         def change(draft: Draft) -> None:
             _replace_members(draft, document["members"])
@@ -471,11 +501,12 @@ def duplicate_force(
 ) -> Force:
     """A copy with its members and their roll history (so verified rolls stay verified).
 
+    Named `name`, or as a copy among the owner's forces ("Name (copy)", "Name (copy 2)").
     `actor` is who asks (None when an app copies a force for itself, e.g. a campaign).
     """
     with transaction.atomic():
         copy_ = _new_force(
-            owner, name or f"{force.name} (copy)"[:100], force.resources, force.rules_version
+            owner, name or copy_name(owner, force.name), force.resources, force.rules_version
         )
         rows = _member_rows(force)
         for row in rows:

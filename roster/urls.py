@@ -11,6 +11,7 @@ urlpatterns = [
     path("shared/<str:token>/", views.force_shared, name="shared"),
     path("<int:force_id>/", views.force_detail, name="detail"),
     path("<int:force_id>/edit/", views.force_edit, name="edit"),
+    path("<int:force_id>/rename/", views.force_rename, name="rename"),
     path("<int:force_id>/delete/", views.force_delete, name="delete"),
     path("<int:force_id>/duplicate/", views.force_duplicate, name="duplicate"),
     path("<int:force_id>/share/", views.force_share, name="share"),

@@ -29,6 +29,7 @@ from django.utils.text import slugify
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 from django_htmx.http import trigger_client_event
 
+from dbd_site.compression import shows_secret
 from dbd_site.errors import DomainError
 from dbd_site.inputs import is_whole_number
 from dbd_site.rendering import add_refusal_to_form, is_htmx, refusal_messages, render_page
@@ -43,6 +44,7 @@ from roster.forms import (
     ImportForm,
     MemberBasicsForm,
     NewMemberForm,
+    RenameForm,
 )
 from roster.models import Force, Member, SkillRoll
 from roster.policy import policy_for
@@ -118,9 +120,18 @@ def _force_context(
     # Who holds the force and what they refuse (a campaign copy: no Resources field, no
     # Delete); asked only when the page's body is rendered, not served from the cache.
     policy = cache(lambda: policy_for(force))
+
+    @cache
+    def edit_form() -> ForceForm:  # the force page's inline "Edit name and Resources"
+        form = ForceForm(instance=force)
+        if not policy().offers("set-resources"):
+            del form.fields["resources"]  # a campaign copy's come from the ledger (R15)
+        return form
+
     share_url = None
     if force.share_token and not read_only:
         share_url = request.build_absolute_uri(reverse("roster:shared", args=[force.share_token]))
+        shows_secret(request)
     return {
         "force": force,
         # The edition to review and move to, while the force is on an older one.
@@ -136,6 +147,7 @@ def _force_context(
         "policy_note": cache(lambda: None if read_only else policy().note()),
         "offers_delete": cache(lambda: policy().offers("delete")),
         "offers_resources": cache(lambda: policy().offers("set-resources")),
+        "edit_form": edit_form,
     }
 
 
@@ -227,14 +239,21 @@ def force_import(request: HttpRequest) -> HttpResponse:
     if form.is_valid():
         document = form.cleaned_data["document"]
         try:
-            force = services.import_force(owner=request.user, document=document)
+            force = services.import_force(owner=request.user, document=document, as_copy=True)
         except DomainError as exc:
             context["problems"] = [
                 {"where": pointer_words(p.pointer, document), "message": p.message}
                 for p in exc.problems
             ]
         else:
-            messages.success(request, f"Imported {force.name}.")
+            if force.name == document["name"]:
+                messages.success(request, f"Imported {force.name}.")
+            else:  # one's own export brought back beside the force it came from
+                messages.success(
+                    request,
+                    f"Imported as {force.name}: you already have a force called "
+                    f"{document['name']}.",
+                )
             return redirect("roster:detail", force_id=force.pk)
     return render_page(request, "roster/import.html", context, status=400)
 
@@ -311,6 +330,32 @@ def force_edit(request: HttpRequest, force_id: int) -> HttpResponse:
             request, "roster/edit.html", {"force": force, "form": form}, status=400, partial="form"
         )
     return render_page(request, "roster/edit.html", {"force": force, "form": form}, partial="form")
+
+
+@login_required
+@require_http_methods(["GET", "HEAD", "POST"])
+@idempotent
+def force_rename(request: HttpRequest, force_id: int) -> HttpResponse:
+    """Rename a force from My forces, where a copy ("Name (copy)") stands beside its
+    original: a small form on each force, without JavaScript. A refused name is shown
+    again as typed, with the reason beside it."""
+    force = _force(request, force_id)
+    form = RenameForm(_posted(request), instance=force, auto_id="rename-%s")
+    if request.method == "POST":
+        if form.is_valid():
+            try:
+                force = services.update_force_details(
+                    force=force, actor=request.user, name=form.cleaned_data["name"]
+                )
+            except DomainError as exc:
+                add_refusal_to_form(form, exc, {"/name": "name"})
+            else:
+                messages.success(request, f"Renamed to {force.name}.")
+                return redirect(reverse("roster:list") + f"#force-{force.pk}")
+        force.refresh_from_db(fields=["name"])  # the form set the refused name on it
+        context = {"force": force, "form": form}
+        return render_page(request, "roster/rename.html", context, status=400)
+    return render_page(request, "roster/rename.html", {"force": force, "form": form})
 
 
 @login_required

@@ -38,6 +38,7 @@ ERROR_CODES = declare_codes(
         "needs-equipment": "The declared option needs equipment the figure does not carry.",
         "cannot-fire-after-moving": "That weapon cannot fire after such a move.",
         "invalid-roll": "A die entered as rolled is not a whole number from 1 to 12.",
+        "entered-rolls-forbidden": "This battle (or its campaign) takes the server's dice only.",
         "wrong-dice-count": "The number of dice entered is not the number this roll takes.",
         "spell-not-known": "The caster does not know that spell, or has forgotten it.",
         "cannot-cast": "A figure with CA 0 casts no spells.",

@@ -2,13 +2,15 @@
 positions), the needed roll and its odds, and one die's result."""
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from fractions import Fraction
 from typing import Literal
 
 from dbd_site.errors import Invalid, Problem
+from play.table.damage import AttackResult, apply_hit, lose_hp
 from play.table.dice import DIE, Modifier, chance_at_least, chance_at_least_best_of_two
 from play.table.figures import (
+    ACTIVE,
     ALERT_COMBATANT,
     ATHLETICS,
     BALLISTICS,
@@ -22,6 +24,7 @@ from play.table.figures import (
     MARTIAL_ARTS,
     MELEE_DUAL_WIELD,
     MIGHTY_ATTACK,
+    OUT_OF_ACTION,
     QUICKDRAW,
     RANGED_DUAL_WIELD,
     REACH_INCHES,
@@ -29,10 +32,12 @@ from play.table.figures import (
     SUBDUAL_WEAPON,
     TRADITIONAL_RANGED_WEAPON,
     TWO_ACTION_WEAPONS,
+    UNCONSCIOUS,
     Figure,
     Movement,
     clamp_active,
 )
+from play.table.state import BattleState, Event, Outcome, Table, require_able
 from rules.catalogue import Equipment
 
 AttackKind = Literal["melee", "ranged"]
@@ -486,20 +491,6 @@ def planned(
     )
 
 
-@dataclass(frozen=True, slots=True)
-class AttackResult:
-    roll: int
-    total: int
-    success_rating: int  # total - modified DF; a hit when 0 or more
-    hit: bool
-    damage: int
-    words: str
-
-    @property
-    def push_inches(self) -> int:
-        return 0 if not self.hit else 1 + self.damage
-
-
 def resolve_attack(plan: AttackPlan, roll: int, *, dodge_inches: int = 2) -> AttackResult:
     """One attack die: the Success Rating, damage (P3), and the push or Dodge for Cover."""
     total = roll + plan.statistic_value + plan.to_hit
@@ -572,3 +563,157 @@ def odds_against(plan: AttackPlan, dfs: Iterable[int]) -> list[Odds]:
         shifted = replace(plan, target_df=df, modified_df=df + plan.modified_df - plan.target_df)
         result.append(Odds(df, shifted.needed, shifted.chance_to_hit, shifted.expected_damage))
     return result
+
+
+def apply_check_die(
+    state: BattleState,
+    plan: AttackPlan,
+    attacker: Figure,
+    attacker_id: str,
+    target_id: str,
+    result: AttackResult,
+    die: int,
+) -> tuple[str, list[Event]]:
+    """The attack's second die, after its hit is applied: Subdual's knock-out roll (the
+    target must roll under its remaining HP) or Exploit Weakness (on Success Rating 0, a
+    roll at or under ME deals 1 HP). Returns words and events."""
+    target = state["figures"][target_id]
+    if plan.check_die == SUBDUAL_CHECK and result.hit and target["status"] == ACTIVE:
+        if subdual_knocks_out(die, target["hp"]):
+            target["status"] = UNCONSCIOUS
+            return (
+                f"Subdual: the target rolled {die}, not under its {target['hp']} HP.",
+                [{"figure": target_id, "status": UNCONSCIOUS, "by": attacker_id}],
+            )
+        return f"Subdual: the target rolled {die}, under its {target['hp']} HP.", []
+    if (
+        plan.check_die == EXPLOIT_WEAKNESS_CHECK
+        and result.hit
+        and result.success_rating == 0
+        and target["status"] == ACTIVE
+    ):
+        if die <= attacker.stats["ME"]:
+            before = target["status"]
+            target["hp"], target["status"] = lose_hp(target["hp"], before, 1)
+            events: list[Event] = (
+                [{"figure": target_id, "status": target["status"], "by": attacker_id}]
+                if target["status"] != before
+                else []
+            )
+            return f"Exploit Weakness: rolled {die}, at or under ME: 1 damage.", events
+        return f"Exploit Weakness: rolled {die}, over ME.", []
+    return "", []
+
+
+# --- the attack action --------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class AttackDeclaration:
+    """An attack as a player declares it: who, whom, with what, in what situation (P2)."""
+
+    attacker: object  # figure ids as sent; checked against the battle
+    target: object
+    kind: AttackKind
+    weapon: str | None
+    mode: int = 0
+    situation: Situation = Situation()
+
+
+def plan_declared(
+    state: BattleState,
+    figures: Mapping[str, Figure],
+    d: AttackDeclaration,
+    equipment: Mapping[str, Equipment],
+) -> AttackPlan:
+    """The attack as declared in this battle, before rolling: both figures are in it, the
+    target is an enemy not Out of Action, the attacker may act; a Fortified target's +2
+    DF is applied whether ticked or not."""
+    problems: list[Problem] = []
+    for where, fid in (("/attacker", d.attacker), ("/target", d.target)):
+        if str(fid) not in figures or str(fid) not in state["figures"]:
+            problems.append(Problem(where, "not-found", f"No figure {fid} in this battle."))
+    if problems:
+        raise Invalid.of(problems)
+    attacker_id, target_id = str(d.attacker), str(d.target)
+    attacker, target = figures[attacker_id], figures[target_id]
+    if state["figures"][attacker_id]["side"] == state["figures"][target_id]["side"]:
+        raise Invalid("same-side", "Attack an enemy figure.", pointer="/target")
+    require_able(state, attacker_id, attacker, "/attacker")
+    if state["figures"][target_id]["status"] == OUT_OF_ACTION:
+        raise Invalid("figure-not-active", f"{target.name} is Out of Action.", pointer="/target")
+    situation = d.situation
+    if state["figures"][target_id]["markers"].get("fortify", 0) > 0:
+        situation = replace(situation, target_fortified=True)
+    return plan_attack(
+        attacker, target, d.kind, d.weapon, situation, equipment=equipment, mode=d.mode
+    )
+
+
+def attack(t: Table, d: AttackDeclaration) -> Outcome:
+    """An attack (P2, P3): one die per attack the weapon makes (its rate of fire), each
+    resolved against the target in turn; damage, Unconscious, Out of Action."""
+    plan = plan_declared(t.state, t.figures, d, t.catalogue.equipment)
+    outcome = roll_attack(t, plan, str(d.attacker), str(d.target))
+    outcome.detail["declaration"] = {
+        "attacker": d.attacker,
+        "target": d.target,
+        "kind": d.kind,
+        "weapon": d.weapon,
+        "mode": d.mode,
+        "situation": asdict(d.situation),
+    }
+    return outcome
+
+
+def roll_attack(t: Table, plan: AttackPlan, attacker_id: str, target_id: str) -> Outcome:
+    """Roll a planned attack: one die per attack (its rate of fire), each resolved against
+    the target in turn (P3, the target's wards), then Subdual's or Exploit Weakness's die."""
+    checks = 1 if plan.check_die else 0
+    rolls = t.dice.d12(plan.rate_of_fire + checks)
+    attacker, target = t.figures[attacker_id], t.figures[target_id]
+    events: list[Event] = []
+    results = []
+    checked = ""
+    warded: list[str] = []
+    for roll in rolls[: plan.rate_of_fire]:
+        result = resolve_attack(plan, roll, dodge_inches=dodge_for_cover_inches(target))
+        results.append(result)
+        hit = apply_hit(t.state, attacker_id, target_id, result)
+        events += hit.events
+        if said := hit.words(attacker.name):
+            warded.append(said)
+    if checks:
+        checked, more = apply_check_die(
+            t.state, plan, attacker, attacker_id, target_id, results[0], rolls[-1]
+        )
+        events += more
+    words = (
+        f"{attacker.name} attacks {target.name} ({plan.kind}, {plan.weapon_name}; "
+        f"{plan.needed_words()}): "
+        + " ".join(f"rolled {r.roll}. {r.words}" for r in results)
+        + "".join(f" {said}" for said in warded)
+        + (f" {checked}" if checked else "")
+        + t.status_words(events)
+    )
+    return Outcome(
+        words,
+        detail={
+            "needed": plan.needed,
+            "modified_df": plan.modified_df,
+            "results": [
+                {
+                    "roll": r.roll,
+                    "success_rating": r.success_rating,
+                    "damage": r.damage,
+                    "hit": r.hit,
+                }
+                for r in results
+            ],
+            "damage": sum(r.damage for r in results),
+            "check": {"kind": plan.check_die, "die": rolls[-1]} if checks else None,
+            "target": target_id,
+            "attacker": attacker_id,
+        },
+        events=events,
+    )

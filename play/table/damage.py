@@ -5,15 +5,24 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from dbd_site.errors import Invalid, Problem
-from play.table.attacks import (
-    EXPLOIT_WEAKNESS_CHECK,
-    SUBDUAL_CHECK,
-    AttackPlan,
-    AttackResult,
-    subdual_knocks_out,
-)
-from play.table.figures import ACTIVE, OUT_OF_ACTION, UNCONSCIOUS, Figure, Status
+from play.table.figures import ACTIVE, OUT_OF_ACTION, UNCONSCIOUS, Status
 from play.table.state import EARTH_WARD, WALL, BattleState, Event, add_markers, figure_state
+
+
+@dataclass(frozen=True, slots=True)
+class AttackResult:
+    """One attack die's result (`attacks.resolve_attack`)."""
+
+    roll: int
+    total: int
+    success_rating: int  # total - modified DF; a hit when 0 or more
+    hit: bool
+    damage: int
+    words: str
+
+    @property
+    def push_inches(self) -> int:
+        return 0 if not self.hit else 1 + self.damage
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,43 +220,3 @@ def lose(state: BattleState, fid: str, amount: int) -> list[Event]:
         if figure["status"] != was
         else []
     )
-
-
-def apply_check_die(
-    state: BattleState,
-    plan: AttackPlan,
-    attacker: Figure,
-    attacker_id: str,
-    target_id: str,
-    result: AttackResult,
-    die: int,
-) -> tuple[str, list[Event]]:
-    """The attack's second die, after its hit is applied: Subdual's knock-out roll (the
-    target must roll under its remaining HP) or Exploit Weakness (on Success Rating 0, a
-    roll at or under ME deals 1 HP). Returns words and events."""
-    target = state["figures"][target_id]
-    if plan.check_die == SUBDUAL_CHECK and result.hit and target["status"] == ACTIVE:
-        if subdual_knocks_out(die, target["hp"]):
-            target["status"] = UNCONSCIOUS
-            return (
-                f"Subdual: the target rolled {die}, not under its {target['hp']} HP.",
-                [{"figure": target_id, "status": UNCONSCIOUS, "by": attacker_id}],
-            )
-        return f"Subdual: the target rolled {die}, under its {target['hp']} HP.", []
-    if (
-        plan.check_die == EXPLOIT_WEAKNESS_CHECK
-        and result.hit
-        and result.success_rating == 0
-        and target["status"] == ACTIVE
-    ):
-        if die <= attacker.stats["ME"]:
-            before = target["status"]
-            target["hp"], target["status"] = lose_hp(target["hp"], before, 1)
-            events: list[Event] = (
-                [{"figure": target_id, "status": target["status"], "by": attacker_id}]
-                if target["status"] != before
-                else []
-            )
-            return f"Exploit Weakness: rolled {die}, at or under ME: 1 damage.", events
-        return f"Exploit Weakness: rolled {die}, over ME.", []
-    return "", []

@@ -3,7 +3,7 @@ equipment that change a roll (rules/fixtures/rules.yaml keys), and the statuses 
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 DF_MAX = 16  # the rulebook's cap on a figure's DF (R3, R8)
 
@@ -134,6 +134,21 @@ class Figure:
     spells: tuple[str, ...] = ()
     spell_focus: bool = False
     mastery: str | None = None
+
+    @classmethod
+    def from_numbers(cls, name: str, numbers: Mapping[str, Any]) -> "Figure":
+        """The one conversion of a figure's stored numbers (`BattleFigure.numbers`: JSON
+        copied from its force's evaluation and document when the battle started)."""
+        return cls(
+            name=name,
+            stats=numbers["stats"],
+            defence=numbers["defence"],
+            skills=frozenset(numbers["skills"]),
+            equipment=tuple(numbers["equipment"]),
+            spells=tuple(numbers["spells"]),
+            spell_focus=bool(numbers["spell_focus"]),
+            mastery=numbers["mastery"],
+        )
 
     def has(self, skill: str) -> bool:
         return skill in self.skills

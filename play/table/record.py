@@ -1,8 +1,9 @@
 """The record (P6): who took part, who went Unconscious or Out of Action, and who took
 whom Out of Action, from the battle's events."""
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from play.table.figures import OUT_OF_ACTION, UNCONSCIOUS
 from play.table.state import BattleState, Event
@@ -39,3 +40,21 @@ def record_from(state: BattleState, events: Iterable[Event]) -> dict[str, Member
         fid: MemberRecord(fid, fid in unconscious, fid in out, taken.get(fid, 0))
         for fid in figures
     }
+
+
+@dataclass(frozen=True, slots=True)
+class Logged:
+    """A line of the battle's log, as the record reads it."""
+
+    seq: int
+    kind: str
+    detail: Mapping[str, Any]
+    events: Sequence[Event]
+
+
+def effective_events(log: Iterable[Logged]) -> list[Event]:
+    """The record's events (P6), from the log's lines not undone, in order: an attack a
+    Friendship transfer amended counts through the transfer's events instead of its own."""
+    lines = list(log)
+    amended = {line.detail.get("amends") for line in lines if line.kind == "transfer"}
+    return [event for line in lines if line.seq not in amended for event in line.events]

@@ -7,7 +7,8 @@ P3, P7): RA, the tier's Acc as the to-hit bonus (as a weapon's ACC), the printed
 modifiers, damage, Dodge for Cover. The spell is the weapon: "No Ranged Weapon" never
 applies to it."""
 
-from dataclasses import dataclass, replace
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, replace
 
 from dbd_site.errors import Invalid, Problem
 from play.table.attacks import (
@@ -19,10 +20,11 @@ from play.table.attacks import (
     not_applicable,
     planned,
     ranged_modifiers,
+    roll_attack,
 )
 from play.table.dice import Modifier
 from play.table.figures import OUT_OF_ACTION, Figure
-from play.table.state import BattleState, SpellAttackState
+from play.table.state import BattleState, Outcome, SpellAttackState, Table
 from rules.catalogue import Spell
 
 
@@ -225,3 +227,74 @@ def plan_spell_attack(
         notes=tuple(notes),
         blast=attacks.blast,
     )
+
+
+# --- the action -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SpellAttack:
+    """The waiting cast's attacks on one target, with the situation declared (P2)."""
+
+    target: object  # its id as sent
+    situation: Situation = Situation()
+
+
+def waiting(
+    state: BattleState, spells: Mapping[str, Spell]
+) -> tuple[SpellAttackState, SpellAttacks] | None:
+    """The cast whose attacks wait to be rolled, with its profile; None when none waits."""
+    pending = pending_spell_attacks(state)
+    spell = None if pending is None else spells.get(pending["spell"])
+    if pending is None or spell is None:
+        return None
+    attacks = spell_attacks(spell, pending["tier"], pending["successes"], pending["chosen"])
+    return None if attacks is None else (pending, attacks)
+
+
+def plan_declared(
+    state: BattleState,
+    figures: Mapping[str, Figure],
+    d: SpellAttack,
+    spells: Mapping[str, Spell],
+) -> tuple[str, SpellAttacks, AttackPlan]:
+    """The waiting cast's attack on one target: (the caster's id, the cast's attacks, the
+    plan). Refused when no cast waits, or the target is not one it may attack."""
+    found = waiting(state, spells)
+    if found is None:
+        raise Invalid(
+            "no-spell-attacks",
+            "No spell's attacks are waiting: cast a Destruction spell first.",
+            pointer="/type",
+        )
+    pending, attacks = found
+    target_id = str(d.target)
+    if target_id not in figures:
+        raise Invalid("not-found", f"No figure {d.target} in this battle.", pointer="/target")
+    problems = spell_target_problems(state, target_id, attacks)
+    if problems:
+        raise Invalid.of(problems)
+    caster_id = pending["caster"]
+    situation = d.situation
+    if state["figures"][target_id]["markers"].get("fortify", 0) > 0:
+        situation = replace(situation, target_fortified=True)
+    plan = plan_spell_attack(figures[caster_id], figures[target_id], attacks, situation)
+    return caster_id, attacks, plan
+
+
+def spell_attack(t: Table, d: SpellAttack) -> Outcome:
+    """The last cast's attacks on one target: ranged attacks by the caster at the tier's
+    ROF and Acc, resolved as any ranged attack (P2, P3, P7; see `plan_spell_attack`).
+    Each target is attacked once; the cast closes when its targets are used up, when the
+    caster's activation ends, or at the next cast or turn."""
+    caster_id, attacks, plan = plan_declared(t.state, t.figures, d, t.catalogue.spells)
+    target_id = str(d.target)
+    outcome = roll_attack(t, plan, caster_id, target_id)
+    left = spend_spell_attack(t.state, target_id, attacks)
+    if left == 0:
+        outcome.words += f" {attacks.spell_name}'s attacks are done."
+    elif left is not None:
+        outcome.words += f" {attacks.spell_name} may attack {left} more."
+    outcome.detail["spell"] = attacks.spell
+    outcome.detail["situation"] = asdict(d.situation)
+    return outcome

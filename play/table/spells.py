@@ -9,11 +9,29 @@ from math import comb
 from dbd_site.errors import Invalid, Problem
 from play.table.dice import DIE, Modifier, chance_at_least
 from play.table.figures import (
+    ACTIVE,
     DRAGON_SLAYER,
     EMPOWERED_BLESSINGS,
     EMPOWERED_SCHOOLS,
     Figure,
     clamp_active,
+)
+from play.table.recovery import restore_hp, wake
+from play.table.spell_attacks import (
+    attacks_with,
+    close_spell_attacks,
+    open_spell_attacks,
+    spell_attacks,
+)
+from play.table.state import (
+    EMPOWERED,
+    MARKERS,
+    Event,
+    Outcome,
+    Table,
+    add_markers,
+    forget_spell,
+    require_able,
 )
 from rules.catalogue import Spell, SpellOutcome
 
@@ -264,3 +282,128 @@ def spell_at_the_table(spell: str, tier_index: int | None) -> str:
         return ""
     words = SPELL_AT_THE_TABLE.get(spell, {})
     return " ".join(w for key in ("*", tier_index) if (w := words.get(key, "")))
+
+
+# --- the cast -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Cast:
+    """A spell as a player declares it (P4): caster, spell, target (None: the caster)."""
+
+    caster: object  # ids as sent
+    spell: str
+    target: object = None
+    anathema_aura: bool = False
+    empowered: bool = False
+    chosen: int | None = None
+
+
+def catalogue_spell(spells: Mapping[str, Spell], slug: str) -> Spell:
+    if slug not in spells:
+        raise Invalid("spell-not-known", f"No spell {slug!r}.", pointer="/spell")
+    return spells[slug]
+
+
+def cast_spell(t: Table, d: Cast) -> Outcome:
+    """P4: CA dice against the Difficulty; the outcome tier; its markers on the target,
+    Healing Spring's and Reviving Breath's HP, Mana Obliteration's forgetting, Dispel
+    Magic's removals, and a Destruction tier's attacks to roll (P7)."""
+    caster_id, caster = t.figure(d.caster, "/caster")
+    spell = catalogue_spell(t.catalogue.spells, d.spell)
+    require_able(t.state, caster_id, caster, "/caster")
+    plan = plan_spell(
+        caster,
+        spell,
+        anathema_aura=d.anathema_aura,
+        empowered=d.empowered,
+        chosen=d.chosen,
+        forgotten=t.state["figures"][caster_id]["forgotten"],
+    )
+    target_id = caster_id if d.target is None else t.figure(d.target, "/target")[0]
+    target_name = t.name(target_id)
+    rolls = t.dice.d12(plan.dice)
+    result = cast(plan, rolls)
+    events: list[Event] = []
+    effects: list[str] = []
+    placed = spell_markers(d.spell, plan, result)
+    if placed is not None:
+        add_markers(t.state, target_id, *placed)
+        effects.append(f"{placed[1]} {MARKERS[placed[0]]} on {target_name}")
+    if result.tier is not None and d.empowered:
+        add_markers(t.state, target_id, EMPOWERED, 1)
+        effects.append(f"Empowered on {target_name}")
+    tier_index = plan.outcomes.index(result.tier) if result.tier else None
+    target_state = t.state["figures"][target_id]
+    d3: int | None = None
+    if d.spell == HEALING_SPRING and healing_spring_d3(tier_index):
+        if t.dice.left() == 0:
+            raise Invalid(
+                "wrong-dice-count",
+                f"{result.successes} successes heal 1d3 + 2 HP: enter the d3 (1-3) "
+                f"after the {plan.dice} dice.",
+                pointer="/dice",
+            )
+        d3 = t.dice.d3()
+    elif d.spell == HEALING_SPRING and t.dice.left():
+        raise Invalid(
+            "wrong-dice-count",
+            f"Only 3 or more successes roll Healing Spring's d3; enter {plan.dice} dice.",
+            pointer="/dice",
+        )
+    if d.spell == HEALING_SPRING and tier_index is not None:
+        amount = healing_spring_hp(tier_index, d3)
+        if target_state["status"] == ACTIVE:
+            restore_hp(t.state, target_id, amount)
+            rolled = f" (2 + {d3} on the d3)" if d3 is not None else ""
+            effects.append(f"{target_name} recovers {amount} HP{rolled}")
+    if d.spell == REVIVING_BREATH and tier_index is not None:
+        hp = {0: 1, 1: target_state["max_hp"] // 2}.get(tier_index, target_state["max_hp"])
+        events += wake(t.state, target_id, hp)
+        if events:
+            effects.append(f"{target_name} wakes with {t.state['figures'][target_id]['hp']} HP")
+    if d.spell == MANA_OBLITERATION and tier_index is not None and tier_index < 2:
+        forget_spell(t.state, caster_id, d.spell)
+        effects.append(f"{caster.name} forgets {spell.name}")
+    at_the_table = spell_at_the_table(d.spell, tier_index)
+    # A new cast ends the last one's attacks; a Destruction tier opens its own.
+    close_spell_attacks(t.state)
+    attacks = (
+        None
+        if tier_index is None
+        else spell_attacks(spell, tier_index, result.successes, d.chosen)
+    )
+    if attacks is not None:
+        open_spell_attacks(
+            t.state, caster_id, d.spell, tier_index or 0, result.successes, d.chosen
+        )
+        effects.append(f"Its attacks: {attacks.words()}; roll them next, one target at a time")
+    if d.spell == DISPEL_MAGIC and tier_index is not None:
+        removed = dispelled(target_state["markers"], tier_index)
+        if removed is None:
+            at_the_table = (
+                'Choose the spell effect to remove and take its markers off with "Change a '
+                'figure".'
+            )
+        for marker in removed or ():
+            count = target_state["markers"][marker]
+            add_markers(t.state, target_id, marker, -count)
+            effects.append(f"{count} {MARKERS[marker]} removed from {target_name}")
+    return Outcome(
+        f"{caster.name} casts {plan.spell_name} (Difficulty {plan.difficulty}, "
+        f"{plan.dice} dice)"
+        # A spell that attacks names its targets as its attacks are rolled.
+        + ("" if attacks_with(spell) else f" on {target_name}")
+        + f". {result.words()}"
+        + (" " + "; ".join(effects) + "." if effects else "")
+        + (f" At the table: {at_the_table}" if at_the_table else ""),
+        detail={
+            "caster": caster_id,
+            "target": target_id,
+            "spell": d.spell,
+            "difficulty": plan.difficulty,
+            "successes": result.successes,
+            "tier": tier_index,
+        },
+        events=events,
+    )

@@ -5,19 +5,23 @@ turn, initiative and a cast's attacks still to roll. Every change returns the ev
 battle record is filled from (P6): who went Unconscious or Out of Action, and by whose
 hand."""
 
-from collections.abc import Mapping
-from typing import NotRequired, TypedDict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, NotRequired, TypedDict
 
 from dbd_site.errors import Invalid
+from play.table.dice import Dice
 from play.table.figures import (
     ACTIVE,
     DETERMINATION,
     EXTREME_DETERMINATION,
+    OUT_OF_ACTION,
     UNCONSCIOUS,
     Figure,
     Status,
     status_words,
 )
+from rules.catalogue import Catalogue
 
 MARKERS: Mapping[str, str] = {
     "wall": "Wall",
@@ -185,3 +189,134 @@ def forget_spell(state: BattleState, fid: str, spell: str) -> None:
     current = figure_state(state, fid, "/figure")
     if spell not in current["forgotten"]:
         current["forgotten"].append(spell)
+
+
+# --- an action on the table ---------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class Outcome:
+    """What an action did: its words and details for the log, its record events (P6)."""
+
+    words: str
+    detail: dict[str, Any] = field(default_factory=dict)
+    events: list[Event] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class Table:
+    """A battle as an action's rule sees it: its figures' numbers by id, the state it
+    changes (a copy: the battle keeps the state before it for undo), the sides' force
+    names by position, the action's dice and the rules catalogue."""
+
+    state: BattleState
+    figures: Mapping[str, Figure]
+    sides: Sequence[str]
+    dice: Dice
+    catalogue: Catalogue
+
+    def figure(self, fid: object, where: str) -> tuple[str, Figure]:
+        """The figure an action names (its id as sent), or `not-found` at `where`."""
+        key = str(fid)
+        if key not in self.figures or key not in self.state["figures"]:
+            raise Invalid("not-found", f"No figure {fid} in this battle.", pointer=where)
+        return key, self.figures[key]
+
+    def name(self, fid: str) -> str:
+        return self.figures[fid].name
+
+    def side_of(self, fid: str) -> int:
+        return self.state["figures"][fid]["side"]
+
+    def status_words(self, events: Sequence[Event]) -> str:
+        """ " Ben is Unconscious." for each change of status, in order."""
+        return "".join(
+            f" {self.name(e['figure'])} is {status_words(e['status'])}." for e in events
+        )
+
+
+# --- declared changes and plain rolls -------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Roll:
+    """A plain roll the rules have no other action for (objectives, a push over a drop)."""
+
+    count: int = 1
+    reason: str = ""
+
+
+def roll(t: Table, d: Roll) -> Outcome:
+    if isinstance(d.count, bool) or not isinstance(d.count, int) or not 1 <= d.count <= 12:
+        raise Invalid("invalid", "Roll 1 to 12 dice.", pointer="/count")
+    label = " ".join(str(d.reason).split())[:100]
+    rolls = t.dice.d12(d.count)
+    return Outcome(
+        f"Rolled {', '.join(map(str, rolls))}" + (f" for {label}" if label else "") + ".",
+        detail={"reason": label},
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """A declared change the site does not roll for (P2): HP, status, markers, items."""
+
+    figure: object  # its id as sent
+    hp: int | None = None
+    status: Status | None = None
+    markers: Mapping[str, int] = field(default_factory=dict)  # marker -> count to add
+    discard: str | None = None
+    forget: str | None = None
+    activated: bool | None = None
+    note: str = ""
+
+
+def change(t: Table, d: Change) -> Outcome:
+    fid, figure = t.figure(d.figure, "/figure")
+    state = t.state["figures"][fid]
+    said: list[str] = []
+    events: list[Event] = []
+    if d.hp is not None:
+        if isinstance(d.hp, bool) or not 0 <= d.hp <= state["max_hp"]:
+            raise Invalid("invalid", f"HP is 0 to {state['max_hp']}.", pointer="/hp")
+        state["hp"] = d.hp
+        said.append(f"HP {d.hp} of {state['max_hp']}")
+    if d.status is not None:
+        if d.status not in (ACTIVE, UNCONSCIOUS, OUT_OF_ACTION):
+            raise Invalid(
+                "invalid", "Status is active, unconscious or out-of-action.", pointer="/status"
+            )
+        if d.status != state["status"]:
+            state["status"] = d.status
+            events.append({"figure": fid, "status": d.status, "by": None})
+            said.append(status_words(d.status))
+    for i, (marker, count) in enumerate(d.markers.items()):
+        if isinstance(count, bool) or not isinstance(count, int) or not -9 <= count <= 9:
+            raise Invalid("invalid", "Add -9 to 9 markers.", pointer=f"/markers/{i}")
+        add_markers(t.state, fid, marker, count)
+        said.append(f"{count:+d} {MARKERS[marker]}")
+    at_the_table = ""
+    if d.discard:
+        discard_item(t.state, fid, figure, d.discard)
+        said.append(f"discards {d.discard.replace('-', ' ')}")
+        at_the_table = ITEM_AT_THE_TABLE.get(d.discard, "")
+    if d.forget:
+        if d.forget not in figure.spells:
+            raise Invalid("spell-not-known", "Not a spell the figure knows.", pointer="/forget")
+        forget_spell(t.state, fid, d.forget)
+        said.append(f"forgets {d.forget.replace('-', ' ')}")
+    if d.activated is not None:
+        state["activated"] = bool(d.activated)
+        said.append("activated" if d.activated else "not yet activated")
+    if not said:
+        raise Invalid("invalid", "Nothing to change.", pointer="")
+    note = " ".join(str(d.note).split())[:200]
+    return Outcome(
+        f"{figure.name}: "
+        + ", ".join(said)
+        + (f" ({note})" if note else "")
+        + "."
+        + (f" At the table: {at_the_table}" if at_the_table else ""),
+        detail={"figure": fid},
+        events=events,
+    )

@@ -1,7 +1,7 @@
 """The turn: initiative (P1), whose activation it is, activations and new turns."""
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -9,7 +9,14 @@ from dbd_site.errors import Invalid
 from play.table.dice import DIE, FACES, roll_dice
 from play.table.figures import ACTIVE
 from play.table.spell_attacks import close_spell_attacks
-from play.table.state import BattleState, figure_state
+from play.table.state import (
+    MARKERS,
+    BattleState,
+    Outcome,
+    Table,
+    active_counts,
+    figure_state,
+)
 
 
 def initiative_bonuses(active: Sequence[int]) -> list[int]:
@@ -58,11 +65,15 @@ def initiative_from(rounds: Sequence[Sequence[int]], bonuses: Sequence[int]) -> 
 
 def roll_initiative(active: Sequence[int], rng: random.Random) -> Initiative:
     """P1: each side rolls 1d12, +1 for the side with fewer active figures; ties again."""
-    bonuses = initiative_bonuses(active)
+    return settle(initiative_bonuses(active), lambda count: roll_dice(count, rng))
+
+
+def settle(bonuses: Sequence[int], roll: Callable[[int], list[int]]) -> Initiative:
+    """Roll initiative with these bonuses until one side leads (P1)."""
     rounds: list[tuple[int, ...]] = []
-    contenders = list(range(len(active)))
+    contenders = list(range(len(bonuses)))
     while True:
-        dice = tuple(roll_dice(len(contenders), rng))
+        dice = tuple(roll(len(contenders)))
         rounds.append(dice)
         contenders = _leaders(contenders, dice, bonuses)
         if len(contenders) == 1:
@@ -132,3 +143,49 @@ def next_turn(state: BattleState) -> None:
     close_spell_attacks(state)
     for figure in state["figures"].values():
         figure["activated"] = False
+
+
+# --- the turn's actions ---------------------------------------------------------------------
+
+
+def initiative(t: Table, _: None = None) -> Outcome:
+    """P1: 1d12 a side, +1 for the side with fewer active figures, ties rolled again.
+    Entered dice come as rounds: `[[7, 7], [3, 9]]`."""
+    bonuses = initiative_bonuses(active_counts(t.state, len(t.sides)))
+    if t.dice.were_entered:
+        result = initiative_from(t.dice.rounds(), bonuses)
+    else:
+        result = settle(bonuses, t.dice.d12)
+    set_initiative(t.state, result)
+    rolls = "; then ".join(", ".join(map(str, r)) for r in result.rolls)
+    bonus = [t.sides[i] for i, b in enumerate(result.bonuses) if b]
+    return Outcome(
+        f"Turn {t.state['turn']} initiative: rolled {rolls}"
+        + (f" (+1 for {', '.join(bonus)})" if bonus else "")
+        + f"; {t.sides[result.winner]} activates first.",
+        detail={"winner": result.winner, "bonuses": list(result.bonuses)},
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Activation:
+    figure: object  # its id as sent
+
+
+def end_activation(t: Table, d: Activation) -> Outcome:
+    """The figure has activated this turn; the markers that last until its next activation
+    (or for it) lapse: Clock Up, Inspire, Fortify, Extreme Speed."""
+    fid, figure = t.figure(d.figure, "/figure")
+    if t.state["figures"][fid]["activated"]:
+        raise Invalid("invalid", f"{figure.name} has activated this turn.", pointer="/figure")
+    activate(t.state, fid)
+    lapsed = lapse_markers(t.state, fid)
+    words = f"{figure.name} has activated."
+    if lapsed:
+        words += " " + ", ".join(MARKERS[m] for m in lapsed) + " lapsed."
+    return Outcome(words, detail={"figure": fid})
+
+
+def new_turn(t: Table, _: None = None) -> Outcome:
+    next_turn(t.state)
+    return Outcome(f"Turn {t.state['turn']} begins: roll for initiative.")

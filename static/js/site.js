@@ -37,9 +37,16 @@
       box.setAttribute("role", "alert");
       document.body.appendChild(box);
     }
-    box.textContent = text;
+    if (box.textContent !== text) {
+      box.textContent = text; // the same words again would be announced again
+    }
   }
-  document.addEventListener("htmx:beforeRequest", function () {
+  // A player's next request clears the alert; a panel that asks by itself ([data-poll],
+  // the battle's state) does not, or the alert would flicker with every poll.
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    if (event.detail.elt && event.detail.elt.hasAttribute && event.detail.elt.hasAttribute("data-poll")) {
+      return;
+    }
     var box = document.getElementById("request-failure");
     if (box) {
       box.remove();
@@ -479,7 +486,35 @@
       window.print();
     });
   }
+  // The site's menu (base.html): wide screens show its links in a row through CSS; a
+  // browser that cannot show a closed <details>'s content has it opened there instead.
+  // On a phone, Escape or a tap outside closes the open menu.
+  function setUpMenu() {
+    var menu = document.querySelector(".site-menu");
+    if (!menu) {
+      return;
+    }
+    if (window.CSS && CSS.supports && !CSS.supports("selector(::details-content)")) {
+      var wide = window.matchMedia("(min-width: 48rem)");
+      var follow = function () { menu.open = wide.matches; };
+      follow();
+      wide.addEventListener("change", follow);
+    }
+    document.addEventListener("keydown", function (event) {
+      if (event.key === "Escape" && menu.open && menu.contains(document.activeElement)) {
+        menu.open = false;
+        menu.querySelector("summary").focus();
+      }
+    });
+    document.addEventListener("click", function (event) {
+      var toggle = menu.querySelector("summary");
+      if (menu.open && !menu.contains(event.target) && getComputedStyle(toggle).display !== "none") {
+        menu.open = false;
+      }
+    });
+  }
   function setUp() {
+    setUpMenu();
     setUpPrintButton();
     setUpCopyButtons(document);
     labelCells(document);

@@ -113,7 +113,7 @@ def test_a_copy_s_pages_say_so_and_offer_no_control_the_campaign_refuses(
     assert page.count(escape(NOTE)) == 1
     assert f'<a href="{campaign_page}">Its page in Spring League</a>' in page
     assert delete not in page
-    assert ">Rename</a>" in page
+    assert ">Rename</summary>" in page
     assert "Edit name and Resources" not in page
     # The rename form has no Resources field; a forged one changes nothing (R15).
     form = client.get(reverse("roster:edit", args=[force.pk])).content.decode()

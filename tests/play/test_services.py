@@ -10,7 +10,8 @@ from campaign.models import BattleMemberResult
 from dbd_site.errors import Conflict, Invalid, NotAllowed, NotFound, PreconditionFailed
 from play import selectors, services, table
 from play.models import Battle, BattleAction, BattleFigure
-from play.services import AttackDeclaration, Change
+from play.table.attacks import AttackDeclaration
+from play.table.state import Change
 from roster import services as roster_services
 from tests.conftest import make_user
 from tests.play.conftest import Dice, ids, play_force

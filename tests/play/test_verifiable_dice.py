@@ -14,8 +14,9 @@ from rest_framework.test import APIClient
 
 from play import selectors, services
 from play.models import Battle, BattleAction
-from play.services import AttackDeclaration, Change
+from play.table.attacks import AttackDeclaration
 from play.table.commitment import LoggedDie, check_snippet, commitment_of
+from play.table.state import Change
 from tests.play.conftest import against_blue, ids, play_force
 from tests.roster.builders import emma, student
 

@@ -204,6 +204,16 @@ def test_r4_two_different_lines(catalogue):
     ]
 
 
+def test_r4_a_line_taken_twice_is_named_as_the_builder_shows_it(catalogue):
+    member = student("Eve")  # technical: line 3 is +2 DF, line 6 a Technical Skill
+    for line, label in [(3, "+2 DF"), (6, "Technical Skill")]:
+        member["free_advancements"] = [{"line": line}, {"line": line}]
+        evaluation, _ = member_result(catalogue, member)
+        assert [p.message for p in evaluation.errors if p.code == "duplicate-line"] == [
+            f"Free advancements come from two different lines; {label} is taken twice."
+        ]
+
+
 def test_r4_or_line_needs_a_choice_and_other_lines_take_none(catalogue):
     member = student("Eve")
     member["free_advancements"] = [{"line": 2}, {"line": 3, "choice": "DF"}]

@@ -91,26 +91,6 @@ def test_a_piece_that_would_displace_another_names_it_instead_of_blaming_it(cata
     )
 
 
-def test_a_reason_every_refused_option_shares_is_said_once_for_the_group():
-    shared = "The one extra piece (backup weapon, armour or item) is taken."
-    group = options.OptionGroup(
-        "items",
-        "Items",
-        (
-            options.Option("a", "A", reason=shared),
-            options.Option("b", "B", reason=shared),
-            options.Option("c", "C"),
-        ),
-    )
-    assert group.shared_reason == shared
-    mixed = options.OptionGroup(
-        "items", "Items", (*group.options, options.Option("d", "D", reason="Needs RA 1 or more."))
-    )
-    assert mixed.shared_reason is None
-    single = options.OptionGroup("items", "Items", group.options[1:])
-    assert single.shared_reason is None  # one row says it itself
-
-
 def test_every_option_says_what_it_does(catalogue):
     groups = [
         *options.equipment_options(emma(), catalogue),

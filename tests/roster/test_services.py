@@ -403,3 +403,64 @@ def test_a_change_made_on_a_stale_version_changes_nothing(owner):
     assert [(p.pointer, p.code) for p in failed.value.problems] == [("", "precondition-failed")]
     assert Force.objects.get(pk=built.pk).version == old + 1
     assert Force.objects.get(pk=built.pk).name == "Moved On"
+
+
+# --- copies are named as copies -------------------------------------------------------------
+
+
+def test_each_duplicate_is_named_as_the_next_copy(owner):
+    original = services.create_force(owner=owner, name="Irregulars")
+    names = [
+        services.duplicate_force(force=original, owner=owner, actor=owner).name for _ in range(3)
+    ]
+    assert names == ["Irregulars (copy)", "Irregulars (copy 2)", "Irregulars (copy 3)"]
+    # A copy of a copy counts on from the original's name, never "(copy) (copy)".
+    first_copy = Force.objects.get(owner=owner, name="Irregulars (copy)")
+    again = services.duplicate_force(force=first_copy, owner=owner, actor=owner)
+    assert again.name == "Irregulars (copy 4)"
+
+
+def test_a_copy_takes_the_first_free_number(owner):
+    original = services.create_force(owner=owner, name="Irregulars")
+    services.create_force(owner=owner, name="Irregulars (copy 2)")
+    first = services.duplicate_force(force=original, owner=owner, actor=owner)
+    assert first.name == "Irregulars (copy)"  # "(copy 2)" being taken does not matter yet
+    assert services.duplicate_force(force=original, owner=owner, actor=owner).name == (
+        "Irregulars (copy 3)"
+    )
+
+
+def test_only_the_owner_s_own_forces_count(owner, stranger):
+    original = services.create_force(owner=owner, name="Irregulars")
+    services.create_force(owner=stranger, name="Irregulars (copy)")
+    copy = services.duplicate_force(force=original, owner=owner, actor=owner)
+    assert copy.name == "Irregulars (copy)"
+    # A campaign names its own copy as it likes (the original's name).
+    kept = services.duplicate_force(force=original, owner=owner, name="Irregulars")
+    assert kept.name == "Irregulars"
+
+
+@pytest.mark.parametrize("length", [92, 93, 100])
+def test_a_long_name_is_shortened_to_fit_its_suffix(owner, length):
+    name = "x" * length
+    original = services.create_force(owner=owner, name=name)
+    copy = services.duplicate_force(force=original, owner=owner, actor=owner)
+    assert copy.name == name[:93] + " (copy)"  # 100 characters at most (the column's size)
+    second = services.duplicate_force(force=original, owner=owner, actor=owner)
+    assert second.name == name[:91] + " (copy 2)"
+
+
+def test_importing_one_s_own_export_names_a_copy_only_when_asked_and_needed(owner, stranger):
+    document = legal_force()  # "Test Force"
+    # Nothing of that name yet: the document's name, asked or not.
+    first = services.import_force(owner=owner, document=document, as_copy=True)
+    assert first.name == "Test Force"
+    assert services.import_force(owner=stranger, document=document, as_copy=True).name == (
+        "Test Force"
+    )
+    # The owner's own export brought back: a copy, then the next.
+    second = services.import_force(owner=owner, document=document, as_copy=True)
+    third = services.import_force(owner=owner, document=document, as_copy=True)
+    assert (second.name, third.name) == ("Test Force (copy)", "Test Force (copy 2)")
+    # Without `as_copy` (the API, a campaign's own import) the document's name stays.
+    assert services.import_force(owner=owner, document=document).name == "Test Force"

@@ -70,6 +70,7 @@ def force_pages(saved) -> list[str]:
     return [
         reverse("roster:detail", args=[f]),
         reverse("roster:edit", args=[f]),
+        reverse("roster:rename", args=[f]),
         reverse("roster:delete", args=[f]),
         reverse("roster:print", args=[f]),
         reverse("roster:export", args=[f]),
@@ -109,6 +110,7 @@ def force_posts(saved) -> list[tuple[str, dict]]:
     ]
     return [
         (reverse("roster:edit", args=[f]), {"name": "Taken", "resources": 9}),
+        (reverse("roster:rename", args=[f]), {"name": "Taken"}),
         (reverse("roster:delete", args=[f]), {}),
         (reverse("roster:duplicate", args=[f]), {}),
         (reverse("roster:share", args=[f]), {"enabled": "on"}),
@@ -277,6 +279,68 @@ def test_duplicate_redirects_to_the_copy(as_owner, saved, owner):
     assert copy.name == "Test Force (copy)"
     assert copy.members.count() == 4
     assert SkillRoll.objects.filter(member__force=copy).count() == 1
+
+
+def test_my_forces_renames_a_copy_on_the_spot(as_owner, saved, owner):
+    as_owner.post(reverse("roster:duplicate", args=[saved.pk]))
+    copy = Force.objects.get(owner=owner, name="Test Force (copy)")
+    page = html(as_owner.get(reverse("roster:list")))
+    url = reverse("roster:rename", args=[copy.pk])
+    # A plain form in a <details> on the copy's card: no JavaScript needed.
+    card = page[page.index(f'id="force-{copy.pk}"') :]
+    card = card[: card.index("</li>")]
+    assert f'<form method="post" action="{url}"' in card
+    field = f'<input type="text" id="rename-{copy.pk}" name="name" value="Test Force (copy)"'
+    assert field in card
+    response = as_owner.post(url, {"name": "  Second Team  "})
+    assert response.status_code == 302
+    assert response["Location"] == reverse("roster:list") + f"#force-{copy.pk}"
+    copy.refresh_from_db()
+    assert copy.name == "Second Team"
+    assert copy.resources == saved.resources
+    listed = html(as_owner.get(response["Location"]))
+    assert "Renamed to Second Team." in listed
+
+
+@pytest.mark.parametrize(
+    ("name", "error"),
+    [
+        ("", "Give the force a name."),
+        ("   ", "Give the force a name."),
+        ("x" * 101, "Ensure this value has at most 100 characters (it has 101)."),
+    ],
+)
+def test_a_refused_name_is_shown_again_with_its_reason(as_owner, saved, name, error):
+    url = reverse("roster:rename", args=[saved.pk])
+    response = as_owner.post(url, {"name": name})
+    assert response.status_code == 400
+    page = html(response)
+    assert error in page
+    if name.strip():  # nothing typed is lost (a blank field renders without a value)
+        assert f'value="{name}"' in page
+    assert "<h1>Rename Test Force</h1>" in page
+    saved.refresh_from_db()
+    assert saved.name == "Test Force"
+
+
+def test_a_name_of_100_characters_is_taken(as_owner, saved):
+    response = as_owner.post(reverse("roster:rename", args=[saved.pk]), {"name": "x" * 100})
+    assert response.status_code == 302
+    saved.refresh_from_db()
+    assert saved.name == "x" * 100
+
+
+def test_importing_one_s_own_export_says_it_made_a_copy(as_owner, saved, owner):
+    exported = as_owner.get(reverse("roster:export", args=[saved.pk])).content
+    response = as_owner.post(reverse("roster:import"), {"text": exported.decode()})
+    copy = Force.objects.exclude(pk=saved.pk).get(owner=owner)
+    assert copy.name == "Test Force (copy)"
+    page = html(as_owner.get(response["Location"]))
+    assert "Imported as Test Force (copy): you already have a force called Test Force." in page
+    listed = html(as_owner.get(reverse("roster:list")))
+    assert listed.count('class="force-card__name"><a') == 2
+    assert ">Test Force</a>" in listed
+    assert ">Test Force (copy)</a>" in listed
 
 
 def test_delete_asks_first_then_deletes(as_owner, saved):
@@ -477,7 +541,9 @@ def test_export_then_import_gives_the_same_document(as_owner, saved, owner):
     copy = Force.objects.exclude(pk=saved.pk).get(owner=owner)
     assert response["Location"] == reverse("roster:detail", args=[copy.pk])
     again = as_owner.get(reverse("roster:export", args=[copy.pk])).content
-    assert json.loads(again) == json.loads(exported)
+    # The same document, but named as a copy: the owner has the force it came from.
+    assert json.loads(again) == {**json.loads(exported), "name": "Test Force (copy)"}
+    assert copy.name == "Test Force (copy)"
 
 
 def test_import_by_pasting(as_owner, owner):

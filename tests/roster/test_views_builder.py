@@ -115,13 +115,16 @@ def test_the_member_page_shows_costs_and_reasons_from_the_engine(browser, owner)
     # Equipment (R7): a Medical Kit costs 1.5 x FR 3 = 4; Emma carries one already.
     kit = page[page.index('<th scope="row">Medical Kit') :][:1200]
     assert 'data-label="Cost">4<' in kit
-    # Every other item (and all armour) is refused for the same reason: said once for
-    # each group, not on every row.
-    assert '<span class="reason reason--shared">Not available</span>' in kit
+    # Every other item (and all armour) is refused for the same reason, said on each
+    # row beside the option, never as a bare "Not available".
     taken = "The one extra piece (backup weapon, armour or item) is taken."
-    assert page.count(taken) == 2
-    assert f'<p class="reason group-reason">Items: {taken}</p>' in page
-    assert f'<p class="reason group-reason">Armour and shields: {taken}</p>' in page
+    assert f'<span class="reason">{taken}</span>' in kit
+    assert "Not available" not in page
+    equipment = page[page.index('id="step-equipment"') : page.index('id="step-spells"')]
+    rows = equipment.count("<tr data-anchor=")
+    bought = equipment.count('<button type="submit" name="add"')
+    assert equipment.count('<span class="reason">') == rows - bought  # each refusal its row
+    assert equipment.count(taken) >= 2
     # Spells (R9): another school's spell takes 2 slots.
     bolt = page[page.index('<th scope="row">Seraphic Bolt</th>') :][:1500]
     assert 'data-label="Slots">2<' in bolt
@@ -141,8 +144,7 @@ def test_a_ra_0_student_is_told_why_a_pistol_is_unavailable(browser, owner):
     member = services.add_member(force=built, actor=None, data=zero)
     page = html(browser.get(reverse("roster:member", args=[built.pk, member.pk]) + ALL))
     pistol = page[page.index('<th scope="row">Light Pistol') :][:1200]
-    assert '<span class="reason reason--shared">Not available</span>' in pistol
-    assert '<p class="reason group-reason">Ranged weapons: Needs RA 1 or more.</p>' in page
+    assert '<span class="reason">Needs RA 1 or more.</span>' in pistol
 
 
 def test_htmx_edit_answers_with_its_step_and_the_card_status_and_notice_out_of_band(
@@ -310,6 +312,69 @@ def test_add_member_form_errors(browser, owner):
     assert "<html" not in html(browser.get(url, **HTMX))
 
 
+NEW_ANN = {"name": "Ann", "role": "student", "club_name": "Chess Club", "society": "academic:ME"}
+
+
+@pytest.mark.parametrize(
+    ("base", "given"),
+    [
+        ({"ME": 3, "RA": 3, "CA": 2, "DF": 1}, "ME 3, RA 3, CA 2, DF 1"),  # two 3s
+        ({"ME": 3, "RA": 2, "CA": 1, "DF": 1}, "ME 3, RA 2, CA 1, DF 1"),  # two 1s
+        ({"ME": 2, "RA": 2, "CA": 2, "DF": 1}, "ME 2, RA 2, CA 2, DF 1"),  # no 3
+    ],
+)
+def test_the_add_form_refuses_a_spread_r1_forbids_beside_the_statistics(
+    browser, owner, base, given
+):
+    built = services.create_force(owner=owner, name="Drafts")
+    response = browser.post(reverse("roster:member_add", args=[built.pk]), {**NEW_ANN, **base})
+    assert response.status_code == 400
+    assert not Member.objects.exists()
+    page = html(response)
+    refusal = f"ME, RA, CA and DF take 3, 2, 2 and 1 in some order; this has {given}."
+    # Beside the statistics (after their help, before the first select), said once.
+    assert page.count(refusal) == 1
+    assert page.index('id="base-help"') < page.index(refusal) < page.index('name="ME"')
+    assert f'<p id="base-error" class="error" role="alert">{refusal}</p>' in page
+    for statistic, value in base.items():
+        select = re.search(rf'<select name="{statistic}"[^>]*>', page).group(0)
+        assert 'aria-invalid="true"' in select
+        assert 'aria-describedby="base-error"' in select
+        # Nothing typed is lost: each statistic keeps the value given.
+        chosen = page[page.index(select) :]
+        assert f'<option value="{value}" selected>' in chosen[: chosen.index("</select>")]
+    assert 'value="Ann"' in page
+    assert 'value="Chess Club"' in page
+    assert re.search(r'value="academic:ME"[^>]*checked', page)
+
+
+@pytest.mark.parametrize(
+    "base",
+    [
+        {"ME": 3, "RA": 2, "CA": 2, "DF": 1},
+        {"ME": 1, "RA": 2, "CA": 3, "DF": 2},
+        {"ME": 2, "RA": 1, "CA": 2, "DF": 3},
+    ],
+)
+def test_the_add_form_takes_every_order_of_3_2_2_1(browser, owner, base):
+    built = services.create_force(owner=owner, name="Drafts")
+    response = browser.post(reverse("roster:member_add", args=[built.pk]), {**NEW_ANN, **base})
+    ann = Member.objects.get(force=built, name="Ann")
+    assert response.status_code == 302
+    assert response["Location"] == reverse("roster:member", args=[built.pk, ann.pk])
+    assert (ann.base_me, ann.base_ra, ann.base_ca, ann.base_df) == tuple(base.values())
+
+
+def test_the_add_form_says_every_refusal_at_once(browser, owner):
+    """A bad spread and a missing club are both said on the first try."""
+    built = services.create_force(owner=owner, name="Drafts")
+    data = {"name": "Ann", "role": "student", "ME": 3, "RA": 3, "CA": 3, "DF": 3}
+    page = html(browser.post(reverse("roster:member_add", args=[built.pk]), data))
+    assert "this has ME 3, RA 3, CA 3, DF 3." in page
+    assert "Name the student&#x27;s club." in page
+    assert "Choose a society." in page
+
+
 def test_a_mentor_can_be_added(browser, owner):
     built = services.import_force(owner=owner, document=legal_force())
     data = {
@@ -466,7 +531,10 @@ def test_free_advancement_lines_show_why_one_is_unavailable(browser, owner):
     built = services.import_force(owner=owner, document=legal_force())
     member = built.members.get(name="Emma")
     page = html(browser.get(reverse("roster:member", args=[built.pk, member.pk]) + ALL))
-    assert "Free advancements come from two different lines; line 4 is taken twice." in page
+    taken_twice = (
+        "Free advancements come from two different lines; Spellcasting Skill is taken twice."
+    )
+    assert taken_twice in page
     edit(browser, member, "free-clear", {"slot": "1"})
     member.refresh_from_db()
     assert len(member.free_advancements) == 1
