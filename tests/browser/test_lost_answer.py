@@ -14,8 +14,11 @@ from playwright.sync_api import Page, Route, expect
 
 from play import services
 from play.models import BattleAction
+from roster import services as roster_services
+from roster.models import SkillRoll
 from tests.browser.conftest import assert_accessible, signed_in_page
 from tests.play.conftest import play_force
+from tests.roster.builders import legal_force
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -120,4 +123,28 @@ def test_an_undo_whose_answer_is_lost_is_not_asked_again_and_undoes_once(
     assert list(undone.values_list("seq", flat=True)) == [3]  # the last roll alone
     assert len(questions) == 1  # asked once, when the player tapped
     assert len(sent) == 2
+    page.context.close()
+
+
+def test_a_builder_roll_whose_answer_is_lost_rolls_once(live_server, browser, django_user_model):
+    owner = django_user_model.objects.create_user("olive")
+    document = legal_force()
+    document["members"][1]["free_advancements"] = [{"line": 4}, {"line": 3}]
+    ann = roster_services.import_force(owner=owner, document=document).members.get(name="Ann")
+    page = signed_in_page(browser, live_server, owner, "phone-light")
+    page.goto(
+        live_server.url + reverse("roster:member", args=[ann.force_id, ann.pk]) + "?step=free"
+    )
+    sent = hold_the_first_answer(page, reverse("roster:roll", args=[ann.force_id, ann.pk]))
+    page.get_by_role("button", name="Roll on the Movement table").click()
+    expect(page.locator("#write-status p")).to_have_text(CHECKING)
+    assert SkillRoll.objects.count() == 1
+
+    page.context.set_offline(False)
+    expect(page.locator("#write-status p")).to_have_text(DONE_BEFORE)
+    roll = SkillRoll.objects.get()
+    rolled = ", ".join(map(str, roll.dice))
+    expect(page.get_by_text(f"You rolled {rolled}")).to_be_visible()
+    assert SkillRoll.objects.count() == 1
+    assert [h.get("idempotency-key") for h in sent] == [sent[0]["idempotency-key"]] * 2
     page.context.close()
