@@ -28,6 +28,7 @@ from django.http import HttpResponse, HttpResponseBase
 from django.http.request import RawPostDataException
 from django.utils import timezone
 
+from dbd_site.compression import shows_secret
 from dbd_site.errors import Invalid, declare_codes
 from idempotency.models import IdempotentRequest
 
@@ -88,7 +89,7 @@ def idempotent(view: Callable[..., Any]) -> Callable[..., Any]:
                         "This Idempotency-Key was sent with another request; nothing was "
                         "done. Send a new key for a new request.",
                     )
-                return _replay(stored)
+                return _replay(request, stored)
             response = view(*args, **kwargs)
             if api_view is not None:
                 response = api_view.finalize_response(request, response, *args[2:], **kwargs)
@@ -143,7 +144,10 @@ def _claim(
     return claim, None
 
 
-def _replay(stored: IdempotentRequest) -> HttpResponse:
+def _replay(request: Any, stored: IdempotentRequest) -> HttpResponse:
+    # Sent as stored, uncompressed: the first answer may have shown a secret (a spectator
+    # or share link) that must not be compressed beside what the caller sent (BREACH).
+    shows_secret(request)
     response = HttpResponse(bytes(stored.body), status=stored.status)
     for name, value in stored.headers:
         response[name] = value

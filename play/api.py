@@ -421,6 +421,7 @@ class BattleDiceCheckView(BattleApiView):
         battle = selectors.get_battle_by_token(token=token)
         check = selectors.dice_check(battle=battle)
         response = Response(presenters.dice_check_json(check, request.build_absolute_uri))
+        shows_secret(request)  # the spectator link, in `battle`
         response["ETag"] = etag_of(battle.version)
         patch_cache_control(response, no_cache=True)
         return response

@@ -172,8 +172,8 @@ def _screen_context(
     }
     if context["may_act"]:
         context["spell_attack"] = presenters.spell_attack_form(view, None)
-    if watching:
-        shows_secret(request)  # the spectator link, in `state_url`
+    if watching or context["dice_seed"]:
+        shows_secret(request)  # the spectator link, in `state_url` or the dice check's
     if not forms:
         return context
     catalogue = get_catalogue()
@@ -453,6 +453,7 @@ def dice(request: HttpRequest, token: str) -> HttpResponse:
         if may_see_battle
         else reverse("play:watch", args=[token]),
     }
+    shows_secret(request)  # the spectator link, in every address on the page
     response = render(request, "play/dice.html", context)
     patch_cache_control(response, no_cache=True)
     return response

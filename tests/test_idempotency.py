@@ -331,3 +331,18 @@ def test_the_purge_command_deletes_expired_keys_only(one_off, alice_api, bob_api
     )
     call_command("purge_idempotency_keys", verbosity=0)
     assert list(IdempotentRequest.objects.values_list("key", flat=True)) == ["kept"]
+
+
+def test_a_replay_is_sent_uncompressed_as_its_answer_may_show_a_secret(one_off, alice_api):
+    roll = {"type": "roll", "count": 1}
+    gzip = {"HTTP_ACCEPT_ENCODING": "gzip"}
+    first = alice_api.post(
+        f"/api/v1/battles/{one_off.pk}/actions/", roll, format="json", **gzip, **keyed("zip")
+    )
+    again = alice_api.post(
+        f"/api/v1/battles/{one_off.pk}/actions/", roll, format="json", **gzip, **keyed("zip")
+    )
+    assert one_off.spectator_token in first.content.decode()  # the spectator link
+    assert "Content-Encoding" not in first
+    assert "Content-Encoding" not in again
+    assert again.content == first.content

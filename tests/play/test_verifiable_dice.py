@@ -350,3 +350,22 @@ def test_the_documented_program_is_the_one_the_dice_page_gives():
     assert documented is not None
     assert documented.group(1) == snippet
     exec(snippet, {})  # the example's dice are the example seed's
+
+
+def test_answers_with_the_spectator_link_in_the_dice_check_go_uncompressed(own_battle, alice):
+    """The dice check's addresses hold the spectator link: sent as they are (BREACH)."""
+    played_and_ended(own_battle, alice)
+    token, gzip = own_battle.spectator_token, {"HTTP_ACCEPT_ENCODING": "gzip"}
+    page = Client()
+    page.force_login(alice)
+    answers = {
+        "api dice": Client().get(f"/api/v1/battles/watch/{token}/dice/", **gzip),
+        "dice page": Client().get(f"/play/watch/{token}/dice/", **gzip),
+        "ended state": page.get(f"/play/{own_battle.pk}/state/", **gzip),
+    }
+    assert {name: token in a.content.decode() for name, a in answers.items()} == dict.fromkeys(
+        answers, True
+    )
+    assert {name: a.get("Content-Encoding") for name, a in answers.items()} == dict.fromkeys(
+        answers
+    )
