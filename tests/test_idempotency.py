@@ -16,7 +16,7 @@ from play import services
 from play.models import Battle, BattleAction
 from roster.models import SkillRoll
 from tests.play.conftest import ids, play_force
-from tests.roster.builders import legal_force, signed_in
+from tests.roster.builders import legal_force
 
 pytestmark = pytest.mark.django_db
 
@@ -52,16 +52,6 @@ def one_off(alice, bob):
         forces=[play_force(alice, "Alice's Club"), play_force(bob, "Bob's Club")],
         scenario="Practice",
     )
-
-
-@pytest.fixture
-def alice_api(alice):
-    return signed_in(alice)
-
-
-@pytest.fixture
-def bob_api(bob):
-    return signed_in(bob)
 
 
 # --- the battle's API ----------------------------------------------------------------------

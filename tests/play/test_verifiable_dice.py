@@ -181,7 +181,7 @@ def test_an_angelic_healing_re_roll_is_drawn_from_the_stream(wards, alice):
     assert [d.value for d in check.dice] == revive.dice
 
 
-def played_and_ended(battle, by):
+def initiative_and_a_shot(battle, by):
     f = ids(battle)
     services.roll_initiative(battle=battle, by=by)
     services.attack(
@@ -189,6 +189,10 @@ def played_and_ended(battle, by):
         by=by,
         declaration=AttackDeclaration(f["0:Ann"], f["1:Ben"], "ranged", "light-pistol"),
     )
+
+
+def played_and_ended(battle, by):
+    initiative_and_a_shot(battle, by)
     services.roll_d12(battle=battle, by=by, count=4)
     end(battle, by)
 
@@ -258,13 +262,7 @@ def every_view_of(battle, alice) -> dict[str, str]:
 
 
 def test_the_seed_is_shown_nowhere_before_the_end(own_battle, alice):
-    f = ids(own_battle)
-    services.roll_initiative(battle=own_battle, by=alice)
-    services.attack(
-        battle=own_battle,
-        by=alice,
-        declaration=AttackDeclaration(f["0:Ann"], f["1:Ben"], "ranged", "light-pistol"),
-    )
+    initiative_and_a_shot(own_battle, alice)
     seed, commitment = own_battle.dice_seed, selectors.dice_commitment(own_battle)
     views = every_view_of(own_battle, alice)
     assert {name: seed in text for name, text in views.items()} == dict.fromkeys(views, False)
