@@ -12,10 +12,9 @@ from django.utils import timezone
 
 from idempotency.decorators import KEPT_FOR
 from idempotency.models import IdempotentRequest
-from play import services
 from play.models import Battle, BattleAction
 from roster.models import SkillRoll
-from tests.play.conftest import ids, play_force
+from tests.play.conftest import ids, play_force, two_players
 from tests.roster.builders import legal_force
 
 pytestmark = pytest.mark.django_db
@@ -47,11 +46,8 @@ def same_answer(first, second) -> None:
 
 @pytest.fixture
 def one_off(alice, bob):
-    return services.start_battle(
-        by=alice,
-        forces=[play_force(alice, "Alice's Club"), play_force(bob, "Bob's Club")],
-        scenario="Practice",
-    )
+    forces = [play_force(alice, "Alice's Club"), play_force(bob, "Bob's Club")]
+    return two_players(alice, forces, "Practice", bob)
 
 
 # --- the battle's API ----------------------------------------------------------------------
@@ -59,13 +55,14 @@ def one_off(alice, bob):
 
 def test_an_action_sent_twice_with_its_key_is_done_once_and_answered_alike(one_off, alice_api):
     roll = {"type": "roll", "count": 3, "reason": "an objective"}
+    started = one_off.version
     first = act(alice_api, one_off, roll, "roll-1")
     second = act(alice_api, one_off, roll, "roll-1")
     assert first.status_code == 201
     same_answer(first, second)
     assert log_kinds(one_off) == ["start", "roll"]
     one_off.refresh_from_db()
-    assert one_off.version == 2
+    assert one_off.version == started + 1
 
 
 def test_without_a_key_each_request_is_its_own(one_off, alice_api):
@@ -179,12 +176,13 @@ def test_a_replay_answers_as_the_first_time_even_after_the_battle_moved_on(
     one_off, alice_api, bob_api
 ):
     roll = {"type": "roll", "count": 1}
+    started = one_off.version
     first = act(alice_api, one_off, roll, "mine")
     act(bob_api, one_off, roll)
     again = act(alice_api, one_off, roll, "mine")
     same_answer(first, again)
-    assert again.json()["version"] == 2
-    assert Battle.objects.get(pk=one_off.pk).version == 3
+    assert again.json()["version"] == started + 1
+    assert Battle.objects.get(pk=one_off.pk).version == started + 2
 
 
 # --- the battle screen ---------------------------------------------------------------------

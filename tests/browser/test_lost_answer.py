@@ -17,6 +17,7 @@ from play.models import BattleAction
 from roster import services as roster_services
 from roster.models import SkillRoll
 from tests.browser.conftest import assert_accessible, signed_in_page
+from tests.play import acting
 from tests.play.conftest import play_force
 from tests.roster.builders import legal_force
 
@@ -102,8 +103,8 @@ def test_a_roll_whose_answer_is_lost_is_checked_and_in_the_log_once(live_server,
 def test_an_undo_whose_answer_is_lost_is_not_asked_again_and_undoes_once(
     live_server, browser, battle
 ):
-    services.roll_d12(battle=battle, by=battle.created_by, count=1)
-    services.roll_d12(battle=battle, by=battle.created_by, count=2)
+    acting.roll_d12(battle=battle, by=battle.created_by, count=1)
+    acting.roll_d12(battle=battle, by=battle.created_by, count=2)
     page = signed_in_page(browser, live_server, battle.created_by, "phone-light")
     questions: list[str] = []
 

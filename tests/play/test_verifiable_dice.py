@@ -17,6 +17,7 @@ from play.models import Battle, BattleAction
 from play.table.attacks import AttackDeclaration
 from play.table.commitment import LoggedDie, check_snippet, commitment_of
 from play.table.state import Change
+from tests.play import acting
 from tests.play.conftest import against_blue, ids, play_force
 from tests.roster.builders import emma, student
 
@@ -68,32 +69,32 @@ def test_a_battle_commits_to_a_fresh_seed_when_it_starts(own_battle, alice):
 
 def test_the_revealed_seed_reproduces_every_server_roll_of_a_battle(own_battle, alice):
     battle, f = own_battle, ids(own_battle)
-    services.roll_initiative(battle=battle, by=alice)
-    smg = services.attack(
+    acting.roll_initiative(battle=battle, by=alice)
+    smg = acting.attack(
         battle=battle,
         by=alice,
         declaration=AttackDeclaration(f["0:Cat"], f["1:Ann"], "ranged", "submachine-gun"),
     )
     assert len(smg.dice) > 1  # several attack dice in one action
-    services.attack(
+    acting.attack(
         battle=battle,
         by=alice,
         declaration=AttackDeclaration(f["0:Ann"], f["1:Ben"], "ranged", "light-pistol"),
     )
     undone = services.undo(battle=battle, by=alice)
-    redone = services.attack(
+    redone = acting.attack(
         battle=battle,
         by=alice,
         declaration=AttackDeclaration(f["0:Ann"], f["1:Ben"], "ranged", "light-pistol"),
     )
     # The undone attack's dice stay in the stream: the attack again rolls new ones.
     assert redone.dice_drawn[0][0] > undone.dice_drawn[-1][0]
-    services.cast_spell(battle=battle, by=alice, caster=f["0:Emma"], spell="healing-spring")
-    services.change_figure(battle=battle, by=alice, change=Change(figure=f["0:Ben"], hp=3))
-    services.heal(battle=battle, by=alice, healer=f["0:Emma"], target=f["0:Ben"])
-    services.jump(battle=battle, by=alice, figure=f["0:Ben"], distance=2)
-    services.roll_d12(battle=battle, by=alice, count=3, reason="objectives")
-    entered = services.roll_d12(battle=battle, by=alice, count=2, dice=[12, 12])
+    acting.cast_spell(battle=battle, by=alice, caster=f["0:Emma"], spell="healing-spring")
+    acting.change_figure(battle=battle, by=alice, change=Change(figure=f["0:Ben"], hp=3))
+    acting.heal(battle=battle, by=alice, healer=f["0:Emma"], target=f["0:Ben"])
+    acting.jump(battle=battle, by=alice, figure=f["0:Ben"], distance=2)
+    acting.roll_d12(battle=battle, by=alice, count=3, reason="objectives")
+    entered = acting.roll_d12(battle=battle, by=alice, count=2, dice=[12, 12])
     assert entered.dice_drawn == []
     before_end = checked(battle)
     assert before_end.seed is None
@@ -150,10 +151,10 @@ def wards(alice, bob):
 
 def test_a_healing_springs_d3_is_drawn_from_the_stream_with_three_faces(wards, alice, bob):
     f = ids(wards)
-    services.change_figure(battle=wards, by=alice, change=Change(figure=f["0:Cy"], hp=2))
+    acting.change_figure(battle=wards, by=alice, change=Change(figure=f["0:Cy"], hp=2))
     cast = first_seed_where(
         wards,
-        lambda: services.cast_spell(
+        lambda: acting.cast_spell(
             battle=wards, by=alice, caster=f["0:Emma"], spell="healing-spring", target=f["0:Cy"]
         ),
         lambda action: action.detail["tier"] is not None and action.detail["tier"] >= 1,
@@ -166,12 +167,12 @@ def test_a_healing_springs_d3_is_drawn_from_the_stream_with_three_faces(wards, a
 
 def test_an_angelic_healing_re_roll_is_drawn_from_the_stream(wards, alice):
     f = ids(wards)
-    services.change_figure(
+    acting.change_figure(
         battle=wards, by=alice, change=Change(figure=f["0:Emma"], hp=0, status="unconscious")
     )
     revive = first_seed_where(
         wards,
-        lambda: services.revive(battle=wards, by=alice, reviver=f["0:Angel"], target=f["0:Emma"]),
+        lambda: acting.revive(battle=wards, by=alice, reviver=f["0:Angel"], target=f["0:Emma"]),
         lambda action: len(action.dice) == 2,
     )
     assert "(Angelic Healing)" in revive.words
@@ -183,8 +184,8 @@ def test_an_angelic_healing_re_roll_is_drawn_from_the_stream(wards, alice):
 
 def initiative_and_a_shot(battle, by):
     f = ids(battle)
-    services.roll_initiative(battle=battle, by=by)
-    services.attack(
+    acting.roll_initiative(battle=battle, by=by)
+    acting.attack(
         battle=battle,
         by=by,
         declaration=AttackDeclaration(f["0:Ann"], f["1:Ben"], "ranged", "light-pistol"),
@@ -193,7 +194,7 @@ def initiative_and_a_shot(battle, by):
 
 def played_and_ended(battle, by):
     initiative_and_a_shot(battle, by)
-    services.roll_d12(battle=battle, by=by, count=4)
+    acting.roll_d12(battle=battle, by=by, count=4)
     end(battle, by)
 
 
@@ -230,7 +231,7 @@ def test_a_changed_seed_fails_the_check(own_battle, alice):
 def test_a_battle_from_before_the_commitment_rolls_as_before(own_battle, alice):
     Battle.objects.filter(pk=own_battle.pk).update(dice_seed="", dice_commitment="")
     own_battle.refresh_from_db()
-    roll = services.roll_d12(battle=own_battle, by=alice, count=2)
+    roll = acting.roll_d12(battle=own_battle, by=alice, count=2)
     assert (len(roll.dice), roll.dice_drawn) == (2, [])
     end(own_battle, alice)
     check = checked(own_battle)
@@ -251,13 +252,15 @@ def every_view_of(battle, alice) -> dict[str, str]:
         "api": player.get(f"/api/v1/battles/{battle.pk}/").content.decode(),
         "api list": player.get("/api/v1/battles/").content.decode(),
         "api watch": spectator.get(f"/api/v1/battles/watch/{token}/").content.decode(),
-        "api dice": spectator.get(f"/api/v1/battles/watch/{token}/dice/").content.decode(),
+        "api dice": player.get(f"/api/v1/battles/{battle.pk}/dice/").content.decode(),
+        "api watch dice": spectator.get(f"/api/v1/battles/watch/{token}/dice/").content.decode(),
         "page": page.get(f"/play/{battle.pk}/").content.decode(),
         "state": page.get(f"/play/{battle.pk}/state/").content.decode(),
         "end page": page.get(f"/play/{battle.pk}/end/").content.decode(),
         "watch page": spectator.get(f"/play/watch/{token}/").content.decode(),
         "watch state": spectator.get(f"/play/watch/{token}/state/").content.decode(),
-        "dice page": spectator.get(f"/play/watch/{token}/dice/").content.decode(),
+        "dice page": page.get(f"/play/{battle.pk}/dice/").content.decode(),
+        "watch dice page": spectator.get(f"/play/watch/{token}/dice/").content.decode(),
     }
 
 
@@ -267,7 +270,16 @@ def test_the_seed_is_shown_nowhere_before_the_end(own_battle, alice):
     views = every_view_of(own_battle, alice)
     assert {name: seed in text for name, text in views.items()} == dict.fromkeys(views, False)
     shown = {name for name, text in views.items() if commitment in text}
-    assert shown == {"api", "api watch", "api dice", "page", "watch page", "dice page"}
+    assert shown == {
+        "api",
+        "api watch",
+        "api dice",
+        "api watch dice",
+        "page",
+        "watch page",
+        "dice page",
+        "watch dice page",
+    }
 
 
 def test_the_api_and_the_pages_reveal_the_seed_at_the_end(own_battle, alice):
@@ -278,11 +290,13 @@ def test_the_api_and_the_pages_reveal_the_seed_at_the_end(own_battle, alice):
         "api",
         "api watch",
         "api dice",
+        "api watch dice",
         "page",
         "state",
         "watch page",
         "watch state",
         "dice page",
+        "watch dice page",
     }
     answer = APIClient()
     answer.force_login(alice)
@@ -350,16 +364,13 @@ def test_the_documented_program_is_the_one_the_dice_page_gives():
     exec(snippet, {})  # the example's dice are the example seed's
 
 
-def test_answers_with_the_spectator_link_in_the_dice_check_go_uncompressed(own_battle, alice):
-    """The dice check's addresses hold the spectator link: sent as they are (BREACH)."""
+def test_the_dice_check_by_the_spectator_link_goes_uncompressed(own_battle, alice):
+    """Its addresses hold the spectator link: sent as they are (BREACH)."""
     played_and_ended(own_battle, alice)
     token, gzip = own_battle.spectator_token, {"HTTP_ACCEPT_ENCODING": "gzip"}
-    page = Client()
-    page.force_login(alice)
     answers = {
         "api dice": Client().get(f"/api/v1/battles/watch/{token}/dice/", **gzip),
         "dice page": Client().get(f"/play/watch/{token}/dice/", **gzip),
-        "ended state": page.get(f"/play/{own_battle.pk}/state/", **gzip),
     }
     assert {name: token in a.content.decode() for name, a in answers.items()} == dict.fromkeys(
         answers, True
@@ -367,3 +378,22 @@ def test_answers_with_the_spectator_link_in_the_dice_check_go_uncompressed(own_b
     assert {name: a.get("Content-Encoding") for name, a in answers.items()} == dict.fromkeys(
         answers
     )
+
+
+def test_without_a_spectator_link_the_players_still_check_the_dice(own_battle, alice, eve):
+    from play import sharing
+
+    played_and_ended(own_battle, alice)
+    sharing.withdraw_spectator_link(battle=own_battle, by=alice)
+    player = APIClient()
+    player.force_login(alice)
+    data = player.get(f"/api/v1/battles/{own_battle.pk}/").json()
+    check_url = f"http://testserver/api/v1/battles/{own_battle.pk}/dice/"
+    assert data["dice_commitment"]["check_url"] == check_url
+    assert player.get(check_url).json()["verified"] is True
+    page = Client()
+    page.force_login(alice)
+    assert "matches the seed" in page.get(f"/play/{own_battle.pk}/dice/").content.decode()
+    outsider = APIClient()
+    outsider.force_login(eve)
+    assert outsider.get(check_url).status_code == 404

@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("play", "0001_initial"),
+        ("play", "0002_spectator_link_and_invitations"),
     ]
 
     operations = [
