@@ -4,7 +4,8 @@
 #   make test         the whole suite: test-fast, then test-browser
 #   make test-fast    everything but the browser tests (pytest -m "not browser", parallel)
 #   make test-browser the browser tests in Debian's chromium (installed if missing)
-#   make lint         ruff check + ruff format --check + mypy (strict, the pure modules)
+#   make lint         ruff, the import contracts (lint-imports) and mypy
+#   make mutation     the pure modules' mutation scores (sampled, seeded; docs/mutation.md)
 #   make format       ruff fix + ruff format
 #   make bench        the benchmarks on PostgreSQL, gunicorn and wrk (installed if missing)
 #   make two-servers  two gunicorns behind nginx on loopback: shared state and failover proven
@@ -36,11 +37,11 @@ APT_INSTALL := $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y
 # `make run` only: the development server runs with DEBUG on (and its built-in key).
 DEV_ENV := DEBUG=1
 
-.PHONY: help venv .venv run test test-fast test-browser chromium lint format bench two-servers \
-	clean
+.PHONY: help venv .venv run test test-fast test-browser chromium lint format mutation bench \
+	two-servers clean
 
 help:
-	@sed -n '3,12s/^#//p' $(firstword $(MAKEFILE_LIST))
+	@sed -n '3,13s/^#//p' $(firstword $(MAKEFILE_LIST))
 
 venv .venv: $(STAMP)
 
@@ -92,11 +93,18 @@ $(CHROMIUM):
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
 	$(BIN)/mypy
 
 format: $(STAMP)
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
+
+# Not part of `make test`: a sample of mutants a module, each judged by that module's fast
+# tests. MUTATION_ARGS passes options, e.g. `--at main` to measure main's tests, or one
+# module (`roster/engine.py`).
+mutation: $(STAMP)
+	$(BIN)/python scripts/mutation.py $(MUTATION_ARGS)
 
 # Needs PostgreSQL on 127.0.0.1:5432 (BENCH_DATABASE_URL to change it); makes and drops
 # dbd_bench; installs wrk and chromium (its click-to-DOM phase) from Debian if missing.
@@ -120,5 +128,5 @@ $(WRK):
 
 clean:
 	rm -rf $(VENV) staticfiles build *.egg-info test-results .pytest_cache .ruff_cache \
-		.mypy_cache .hypothesis .benchmarks
+		.mypy_cache .import_linter_cache .hypothesis .benchmarks
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -17,6 +17,7 @@ from accounts import services
 from accounts.forms import ApiTokenForm, PasswordChangeForm, SignupForm
 from accounts.models import ApiToken
 from accounts.tokens import MAX_TOKENS_PER_USER, TooManyTokens, create_api_token, revoke_api_token
+from dbd_site.compression import shows_secret
 
 # django-axes adds a second backend, so login() must be told which one vouches for the user.
 MODEL_BACKEND = "django.contrib.auth.backends.ModelBackend"
@@ -98,6 +99,7 @@ def token_create(request: HttpRequest) -> HttpResponse:
         except TooManyTokens as exc:
             form.add_error(None, str(exc))
         else:
+            shows_secret(request)
             return render(
                 request, "accounts/token_created.html", {"token": token, "raw_token": raw}
             )

@@ -26,6 +26,7 @@ from campaign.models import (
     LedgerEntry,
 )
 from campaign.progression import HouseRules, InvalidHouseRules
+from dbd_site.compression import shows_secret
 from dbd_site.serializers import StrictSerializer
 from roster.models import Member
 from roster.serializers import AdvancementSerializer, EvaluationSummarySerializer
@@ -272,7 +273,10 @@ class CampaignDetailSerializer(CampaignSerializer):
     def get_invite_url(self, campaign: Campaign) -> str:
         path = django_reverse("campaign:join", kwargs={"token": campaign.invite_token})
         request = self.context.get("request")
-        return request.build_absolute_uri(path) if request else path
+        if request is None:
+            return path
+        shows_secret(request)  # and `invite_token` beside it
+        return request.build_absolute_uri(path)
 
     @extend_schema_field(CampaignLinksSerializer)
     def get_links(self, campaign: Campaign) -> dict[str, str]:

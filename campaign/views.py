@@ -41,6 +41,7 @@ from campaign.forms import (
     VoidForm,
 )
 from campaign.models import Battle, Campaign, CampaignForce
+from dbd_site.compression import shows_secret
 from dbd_site.errors import DomainError, NotAllowed
 from dbd_site.inputs import is_whole_number
 from dbd_site.rendering import is_htmx, refusal_messages, render_page
@@ -174,6 +175,7 @@ def join(request: HttpRequest, token: str) -> HttpResponse:
             raise Http404(str(exc)) from exc
         messages.success(request, f"Welcome to {campaign.name}! Enter a force when you are ready.")
         return redirect("campaign:dashboard", campaign_id=campaign.pk)
+    shows_secret(request)  # the invitation, in the form's address
     return render_page(request, "campaign/join.html", {"campaign": campaign, "token": token})
 
 
@@ -186,6 +188,7 @@ def _dashboard_context(request: HttpRequest, campaign: Campaign) -> dict[str, An
     # Forces in a pending battle change nothing (level-ups included) until it is settled.
     busy = {bf.campaign_force_id for item in pending for bf in item.battle.battle_forces.all()}
     invite_url = request.build_absolute_uri(reverse("campaign:join", args=[campaign.invite_token]))
+    shows_secret(request)
     # Each force's page, reversed once: the standings, the level-ups and the viewer's own
     # force all link to it, and a reverse costs more than the rest of a table row.
     for row in board.standings:

@@ -6,17 +6,15 @@ of CPU spread over a fresh worker's first pages (bench/findings.md, "A fresh wor
 first requests"): a deploy's first players paid it. Done at boot, it is paid once per
 worker before any request, and what it makes is frozen with the rest of the worker's
 long-lived objects.
+
+The site layer imports no app: an app with something to prepare says so in its
+`AppConfig.warm_up` (the rules app reads its catalogue), and `warm_up` here calls it.
 """
 
-import logging
 from pathlib import Path
 
-from django.db import DatabaseError
+from django.apps import apps
 from django.template import engines
-
-from rules.loader import RulesNotLoaded, get_catalogue
-
-logger = logging.getLogger(__name__)
 
 
 def site_template_names() -> list[str]:
@@ -30,16 +28,17 @@ def site_template_names() -> list[str]:
 
 
 def warm_up() -> None:
-    """Compile the site's templates into the cached loader and load the rules catalogue.
+    """Compile the site's templates into the cached loader, then let each app warm what
+    it owns (the rules catalogue: `rules.apps.RulesConfig.warm_up`).
 
-    A database that is down or not yet loaded does not stop the worker: it boots, says
-    why in the log, and the first request that needs the catalogue reads it, as before.
-    A template that does not compile does stop it, as it would fail on first use.
+    A template that does not compile stops the worker, as it would fail on first use; an
+    app's warm-up decides what it lets pass (a database that is down at boot does not stop
+    the worker).
     """
     engine = engines["django"]
     for name in site_template_names():
         engine.get_template(name)
-    try:
-        get_catalogue()
-    except (DatabaseError, RulesNotLoaded) as exc:
-        logger.warning("Rules catalogue not loaded at boot (%s); the first request will.", exc)
+    for config in apps.get_app_configs():
+        app_warm_up = getattr(config, "warm_up", None)
+        if callable(app_warm_up):
+            app_warm_up()

@@ -57,6 +57,10 @@ MIDDLEWARE = [
     "dbd_site.middleware.UnstorableCharacterMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # After WhiteNoise (static files come pre-compressed and skip it), before everything
+    # that writes an answer's body: pages and API answers gzipped, unless they show a
+    # secret (docs/operations.md, "Compression").
+    "dbd_site.compression.CompressionMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",

@@ -3,14 +3,12 @@ from django.shortcuts import render
 from django.templatetags.static import static
 from django.views.decorators.http import require_safe
 
-from roster.presenters import demo_example
-
 
 @require_safe
 def home(request: HttpRequest) -> HttpResponse:
-    """The home page: for a visitor, what the site does with the demo force as an example."""
-    example = None if request.user.is_authenticated else demo_example()
-    return render(request, "home.html", {"example": example})
+    """The home page: for a visitor, what the site does, with the demo force as an example
+    (the roster app's `demo_example` tag)."""
+    return render(request, "home.html")
 
 
 @require_safe

@@ -12,9 +12,9 @@ from play import services, table
 from play.models import Battle, BattleAction
 
 
-def situation_of(body: Mapping[str, Any]) -> table.Situation:
+def situation_of(body: Mapping[str, Any]) -> table.attacks.Situation:
     """The declared situation of a checked body (`PlaySituationSerializer`'s keys)."""
-    return table.Situation(**dict(body.get("situation") or {}))
+    return table.attacks.Situation(**dict(body.get("situation") or {}))
 
 
 def perform(
@@ -45,7 +45,7 @@ def perform(
     if kind == "attack":
         need("figure", "target", "kind")
         situation = situation_of(body)
-        declaration = services.AttackDeclaration(
+        declaration = table.attacks.AttackDeclaration(
             body["figure"],
             body["target"],
             body["kind"],
@@ -97,7 +97,7 @@ def perform(
         return services.roll_d12(count=body["count"], reason=body.get("reason", ""), **rolled)
     if kind == "change":
         need("figure")
-        change = services.Change(
+        change = table.state.Change(
             figure=body["figure"],
             hp=body.get("hp"),
             status=body.get("status"),

@@ -25,10 +25,11 @@ from rest_framework.response import Response
 
 from campaign import selectors as campaign_selectors
 from campaign.models import CampaignForce
+from dbd_site.compression import shows_secret
 from dbd_site.errors import Invalid, NotFound
 from dbd_site.inputs import is_whole_number, whole_number
 from dbd_site.parsers import JSONParser
-from play import actions, presenters, selectors, serializers, services
+from play import actions, presenters, selectors, serializers, services, table
 from roster import selectors as roster_selectors
 from roster.models import Force
 from roster.serializers import ApiErrorsSerializer
@@ -92,6 +93,7 @@ def answer(request: Request, battle_id: int, status: int = 200) -> Response:
         may_act=selectors.may_act(battle=battle, user=request.user),
         absolute=request.build_absolute_uri,
     )
+    shows_secret(request)  # the spectator link
     response = Response(data, status=status)
     response["ETag"] = etag_of(battle.version)
     patch_cache_control(response, private=True, no_cache=True)
@@ -251,6 +253,7 @@ class BattleWatchView(BattleApiView):
                 may_act=False,
                 absolute=request.build_absolute_uri,
             )
+            shows_secret(request)  # the spectator link
             response = Response(data)
         response["ETag"] = etag
         patch_cache_control(response, no_cache=True)
@@ -301,7 +304,7 @@ class BattleOddsView(BattleApiView):
         body = _body(serializers.PlayAttackDeclarationSerializer, request)
         plan = services.plan_attack(
             battle,
-            services.AttackDeclaration(
+            table.attacks.AttackDeclaration(
                 body["figure"],
                 body["target"],
                 body["kind"],

@@ -143,7 +143,7 @@ def list_item(battle: Battle, absolute: Any) -> dict[str, Any]:
     }
 
 
-def odds_json(plan: table.AttackPlan) -> dict[str, Any]:
+def odds_json(plan: table.attacks.AttackPlan) -> dict[str, Any]:
     return {
         "needed": plan.needed,
         "needed_words": plan.needed_words(),
@@ -171,13 +171,13 @@ def odds_json(plan: table.AttackPlan) -> dict[str, Any]:
 
 
 def weapon_odds_rows(
-    figure: table.Figure, catalogue: Catalogue, dfs: Iterable[int] = PRINT_DFS
+    figure: table.figures.Figure, catalogue: Catalogue, dfs: Iterable[int] = PRINT_DFS
 ) -> list[dict[str, Any]]:
     """Each weapon the figure carries (and each fire mode), its chance to hit and expected
     damage against DF 6 to 16, with no situation ticked (the attacker moved)."""
     rows: list[dict[str, Any]] = []
     dfs = list(dfs)
-    target = table.Figure("target", {"HP": 10}, {"melee": dfs[0], "ranged": dfs[0]})
+    target = table.figures.Figure("target", {"HP": 10}, {"melee": dfs[0], "ranged": dfs[0]})
     seen: set[str] = set()
     for slug in figure.equipment:
         item = catalogue.equipment.get(slug)
@@ -186,7 +186,7 @@ def weapon_odds_rows(
         seen.add(slug)
         modes = range(len(item.fire_modes)) if item.kind == "ranged" else range(1)
         for mode in modes:
-            plan = table.plan_attack(
+            plan = table.attacks.plan_attack(
                 figure,
                 target,
                 "melee" if item.kind == "melee" else "ranged",
@@ -204,21 +204,21 @@ def weapon_odds_rows(
                     "statistic": f"{plan.statistic} {plan.statistic_value}",
                     "cells": [
                         {"df": o.df, "needed": o.needed, "percent": whole_percent(o.chance)}
-                        for o in table.odds_against(plan, dfs)
+                        for o in table.attacks.odds_against(plan, dfs)
                     ],
                 }
             )
     return rows
 
 
-def spell_odds_rows(figure: table.Figure, catalogue: Catalogue) -> list[dict[str, Any]]:
+def spell_odds_rows(figure: table.figures.Figure, catalogue: Catalogue) -> list[dict[str, Any]]:
     """Each spell the figure knows: the chance of each outcome tier (and of no effect)."""
     rows: list[dict[str, Any]] = []
     for slug in figure.spells:
         spell = catalogue.spells.get(slug)
         if spell is None or spell.difficulty is None or figure.stats.get("CA", 0) < 1:
             continue  # Dragon Slayer's Difficulty is chosen at the table
-        plan = table.plan_spell(figure, spell)
+        plan = table.spells.plan_spell(figure, spell)
         rows.append(
             {
                 "label": spell.name,
@@ -242,7 +242,7 @@ def attack_form(view: selectors.BattleView, catalogue: Any, values: Any) -> dict
     """What the attack form shows: the chosen attacker's weapons and fire modes, and the
     situations that apply to this kind of attack and this attacker's skills (P2)."""
     figures = {f.id: f for f in view.figures}
-    active = [f for f in view.figures if f.state["status"] == table.ACTIVE]
+    active = [f for f in view.figures if f.state["status"] == table.figures.ACTIVE]
     acting = [f for f in active if f.side == view.acting_side and not f.state["activated"]]
 
     def chosen(name: str, default: Any) -> Any:
@@ -256,7 +256,7 @@ def attack_form(view: selectors.BattleView, catalogue: Any, values: Any) -> dict
         f
         for f in view.figures
         if (attacker is None or f.side != attacker.side)
-        and f.state["status"] != table.OUT_OF_ACTION
+        and f.state["status"] != table.figures.OUT_OF_ACTION
     ]
     target = figures.get(chosen("target", 0))
     if target is None or target not in enemies:  # a new attacker may make it a friend
@@ -299,15 +299,17 @@ def attack_form(view: selectors.BattleView, catalogue: Any, values: Any) -> dict
         else [],
         "mode": values.get("mode", "0") if values else "0",
         "values": values or {},
-        "dual_wield": (table.MELEE_DUAL_WIELD if kind == "melee" else table.RANGED_DUAL_WIELD)
+        "dual_wield": (
+            table.figures.MELEE_DUAL_WIELD if kind == "melee" else table.figures.RANGED_DUAL_WIELD
+        )
         in skills,
-        "fire_on_the_move": table.FIRE_ON_THE_MOVE in skills,
-        "ballistics": table.BALLISTICS in skills,
-        "quickdraw": table.QUICKDRAW in skills
+        "fire_on_the_move": table.figures.FIRE_ON_THE_MOVE in skills,
+        "ballistics": table.figures.BALLISTICS in skills,
+        "quickdraw": table.figures.QUICKDRAW in skills
         and weapon is not None
-        and weapon.slug in table.TWO_ACTION_WEAPONS,
-        "mighty": table.MIGHTY_ATTACK in skills,
-        "bow": weapon is not None and weapon.slug == table.TRADITIONAL_RANGED_WEAPON,
+        and weapon.slug in table.figures.TWO_ACTION_WEAPONS,
+        "mighty": table.figures.MIGHTY_ATTACK in skills,
+        "bow": weapon is not None and weapon.slug == table.figures.TRADITIONAL_RANGED_WEAPON,
         # The swap that brings these odds names what they are for (the browser test waits
         # on it before it rolls).
         "was": f"{attacker.id if attacker else 0}-{kind}",
@@ -332,7 +334,7 @@ def attack_odds(
         mode = values.get("mode", "0") if values else "0"
         plan = services.plan_attack(
             view.battle,
-            services.AttackDeclaration(
+            table.attacks.AttackDeclaration(
                 attacker.id,
                 target.id,
                 kind,  # type: ignore[arg-type]
@@ -346,7 +348,7 @@ def attack_odds(
     return {"odds": odds_json(plan)}
 
 
-def _situation(values: Any, kind: str) -> table.Situation:
+def _situation(values: Any, kind: str) -> table.attacks.Situation:
     """The situation ticked on a form, through the API's checks (raises ValidationError)."""
     posted = QueryDict(mutable=True)
     if values:
@@ -356,7 +358,7 @@ def _situation(values: Any, kind: str) -> table.Situation:
         data=forms.body_from_post(posted).get("situation", {})
     )
     checked.is_valid(raise_exception=True)
-    return table.Situation(**dict(checked.validated_data))
+    return table.attacks.Situation(**dict(checked.validated_data))
 
 
 def spell_attack_form(view: selectors.BattleView, values: Any) -> dict[str, Any] | None:
@@ -373,7 +375,7 @@ def spell_attack_form(view: selectors.BattleView, values: Any) -> dict[str, Any]
         "pending": pending,
         "target": target,
         "values": values or {},
-        "fire_on_the_move": table.FIRE_ON_THE_MOVE in pending.caster.numbers["skills"],
+        "fire_on_the_move": table.figures.FIRE_ON_THE_MOVE in pending.caster.numbers["skills"],
     }
     if target is not None:
         try:
@@ -401,7 +403,7 @@ def spell_options(
             ],
         )
         for f in figures
-        if f.state["status"] == table.ACTIVE and f.numbers["spells"]
+        if f.state["status"] == table.figures.ACTIVE and f.numbers["spells"]
     ]
 
 
@@ -419,7 +421,7 @@ def spell_odds(battle: Battle, values: Any, default: str | None) -> dict[str, An
         return {}
     caster, _, spell = str(choice).partition(":")
     chosen = values.get("chosen", "") if values else ""
-    dragon_slayer_default = 1 if spell == table.DRAGON_SLAYER else None
+    dragon_slayer_default = 1 if spell == table.figures.DRAGON_SLAYER else None
     try:
         plan = services.plan_spell(
             battle,

@@ -146,29 +146,21 @@ class FigureView:
     side: int
     name: str
     numbers: dict[str, Any]
-    state: table.FigureState
+    state: table.state.FigureState
 
     @property
     def status_words(self) -> str:
-        return table.status_words(self.state["status"])
+        return table.figures.status_words(self.state["status"])
 
     @property
     def markers(self) -> list[tuple[str, str, int]]:
-        return [(k, table.MARKERS.get(k, k), n) for k, n in sorted(self.state["markers"].items())]
+        return [
+            (k, table.state.MARKERS.get(k, k), n) for k, n in sorted(self.state["markers"].items())
+        ]
 
     @property
-    def figure(self) -> table.Figure:
-        n = self.numbers
-        return table.Figure(
-            name=self.name,
-            stats=n["stats"],
-            defence=n["defence"],
-            skills=frozenset(n["skills"]),
-            equipment=tuple(n["equipment"]),
-            spells=tuple(n["spells"]),
-            spell_focus=n["spell_focus"],
-            mastery=n["mastery"],
-        )
+    def figure(self) -> table.figures.Figure:
+        return table.figures.Figure.from_numbers(self.name, self.numbers)
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,7 +187,7 @@ class SpellAttacksView:
 
     caster: FigureView
     successes: int
-    attacks: table.SpellAttacks
+    attacks: table.spell_attacks.SpellAttacks
     attacked: list[FigureView]
     targets: list[FigureView]  # the figures it may still attack
     targets_left: int | None  # None: any number (every figure in the radius)
@@ -237,26 +229,30 @@ def _transfer_offer(battle: Battle, figures: dict[str, FigureView]) -> TransferO
         return None
     damage = last.detail.get("damage", 0)
     target = figures.get(str(last.detail.get("target")))
-    if not damage or target is None or target.state["status"] == table.OUT_OF_ACTION:
+    if not damage or target is None or target.state["status"] == table.figures.OUT_OF_ACTION:
         return None
     friends = [
         f
         for f in figures.values()
-        if f.side == target.side and f.id != target.id and f.state["status"] == table.ACTIVE
+        if f.side == target.side
+        and f.id != target.id
+        and f.state["status"] == table.figures.ACTIVE
     ]
     return TransferOffer(target, damage, friends) if friends else None
 
 
 def _spell_attacks(battle: Battle, figures: dict[str, FigureView]) -> SpellAttacksView | None:
     state = battle.state
-    pending = table.pending_spell_attacks(state)
+    pending = table.spell_attacks.pending_spell_attacks(state)
     if battle.status != Battle.Status.PLAYING or pending is None:
         return None
     spell = get_catalogue().spells.get(pending["spell"])
     attacks = (
         None
         if spell is None
-        else table.spell_attacks(spell, pending["tier"], pending["successes"], pending["chosen"])
+        else table.spell_attacks.spell_attacks(
+            spell, pending["tier"], pending["successes"], pending["chosen"]
+        )
     )
     if attacks is None or pending["caster"] not in figures:
         return None
@@ -267,7 +263,9 @@ def _spell_attacks(battle: Battle, figures: dict[str, FigureView]) -> SpellAttac
         attacks=attacks,
         attacked=attacked,
         targets=[
-            f for fid, f in figures.items() if not table.spell_target_problems(state, fid, attacks)
+            f
+            for fid, f in figures.items()
+            if not table.spell_attacks.spell_target_problems(state, fid, attacks)
         ],
         targets_left=None
         if attacks.targets is None
@@ -315,7 +313,7 @@ def battle_view(
         log=log,
         transfer=_transfer_offer(battle, figures_by_id),
         spell_attacks=_spell_attacks(battle, figures_by_id),
-        acting_side=table.acting_side(state, len(sides)),
+        acting_side=table.turn.acting_side(state, len(sides)),
         can_undo=battle.status == Battle.Status.PLAYING
         and (
             can_undo

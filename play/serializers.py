@@ -120,9 +120,11 @@ class PlayActionSerializer(PlayAttackDeclarationSerializer):
     markers = serializers.DictField(
         child=StrictIntegerField(min_value=-9, max_value=9),
         required=False,
-        help_text="Markers to add (or, negative, remove): " + ", ".join(table.MARKERS),
+        help_text="Markers to add (or, negative, remove): " + ", ".join(table.state.MARKERS),
     )
-    discard = serializers.ChoiceField(list(table.ONE_USE_ITEMS), required=False, allow_null=True)
+    discard = serializers.ChoiceField(
+        list(table.state.ONE_USE_ITEMS), required=False, allow_null=True
+    )
     forget = StrictCharField(required=False, allow_null=True, max_length=100)
     activated = StrictBooleanField(required=False, allow_null=True)
     note = StrictCharField(required=False, allow_blank=True, max_length=200)

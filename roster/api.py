@@ -36,10 +36,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.reverse import reverse
 
-from dbd_site import cache_keys
+from dbd_site.compression import shows_secret
 from dbd_site.errors import Invalid, Problem
 from dbd_site.parsers import JSONParser
-from roster import documents, engine, selectors, serializers, services
+from roster import cache_keys, documents, engine, selectors, serializers, services
 from roster.models import Force, Member
 from roster.schema import DOCUMENT_REF, PATCH_SCHEMA
 from rules.loader import get_catalogue
@@ -364,9 +364,10 @@ class ForceDetailView(ForceApiView):
     serializer_class = serializers.RosterDetailSerializer
 
     def get(self, request: Request, force_id: int) -> HttpResponseBase:
-        version = _detail_version(
-            selectors.get_force_version(user=request.user, force_id=force_id)
-        )
+        force = selectors.get_force_version(user=request.user, force_id=force_id)
+        version = _detail_version(force)
+        if force.share_token:  # in the answer, which may come from the cache
+            shows_secret(request)
         # Weak: the JSON and the browsable renderings of one version differ byte for byte.
         etag = f'W/"{version}"'
         response: HttpResponseBase

@@ -35,6 +35,14 @@ from rules.catalogue import (
     StatisticOption,
 )
 
+# The engine's own version: it moves with any change to this module (or to what it calls)
+# that changes what `evaluate` answers for some document. A stored evaluation records it
+# with the rules' content (`evaluation_version`), so a rule changed in code refreshes
+# stored evaluations as a change to the rules' data does. A test evaluates a fixed corpus
+# and fails when the answers change while this did not (tests/roster/test_engine_version.py
+# says how to move it).
+ENGINE_VERSION = 1
+
 BASE_VALUES = (1, 2, 2, 3)  # R1: ME, RA, CA, DF get 3/2/2/1 in some order
 BASE_DF_BONUS = 6
 STARTING_HP = 10
@@ -179,6 +187,13 @@ class Evaluation:
 
 
 # --- helpers ---------------------------------------------------------------------------
+
+
+def evaluation_version(catalogue: Catalogue) -> str:
+    """What a stored evaluation was worked out with: the rules' content (a digest of the
+    catalogue's data) and the engine's code (`ENGINE_VERSION`). When either moves, stored
+    evaluations are worked out again."""
+    return f"{catalogue.content_version}-e{ENGINE_VERSION}"
 
 
 def level_for_xp(xp: int, thresholds: tuple[int, ...] = LEVEL_THRESHOLDS) -> int:

@@ -28,12 +28,10 @@ class Force(models.Model):
     # The engine's last answer for the force as stored, refreshed by every write in
     # roster.services; a test proves it always equals a fresh evaluation.
     evaluation = models.JSONField(null=True, blank=True, editable=False)
-    # The catalogue's content version (`Catalogue.content_version`) the stored evaluation
-    # was worked out with: when the rules' content changes, the evaluation is worked out
-    # again (`manage.py refresh_evaluations`, and on read: `roster.selectors`).
-    evaluation_content_version = models.CharField(
-        max_length=16, blank=True, default="", editable=False
-    )
+    # What the stored evaluation was worked out with (`engine.evaluation_version`: the
+    # rules' content and the engine's code): when either moves, the evaluation is worked
+    # out again (`manage.py refresh_evaluations`, and on read: `roster.selectors`).
+    evaluation_version = models.CharField(max_length=40, blank=True, default="", editable=False)
     # Moved by every write (roster.services): what If-Match, the builder's stale-edit
     # check and every cache keyed on the force compare.
     version = models.PositiveIntegerField(default=1, editable=False)

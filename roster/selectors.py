@@ -1,10 +1,11 @@
 """Reads of saved forces. Every queryset here is filtered by who is asking.
 
 A force read here never shows an evaluation worked out with other rules content than
-the catalogue's (issue #13): a stale one is worked out again through the write path
-(`roster.services.refresh_evaluation`) before it is returned. Checking costs no query
-(the row carries its content version); a refresh happens once per force and change of
-the rules. Forces on another edition keep the evaluation of their own edition.
+the catalogue's, or with another version of the engine's code (issue #13, #33): a stale
+one is worked out again through the write path (`roster.services.refresh_evaluation`)
+before it is returned. Checking costs no query (the row carries its evaluation version);
+a refresh happens once per force and change of the rules or the engine. Forces on
+another edition keep the evaluation of their own edition.
 """
 
 from collections.abc import Iterable
@@ -15,7 +16,7 @@ from django.db.models import Count, Prefetch, QuerySet, prefetch_related_objects
 from django.shortcuts import get_object_or_404
 
 from roster import documents, member_rows, services
-from roster.engine import Evaluation, evaluate
+from roster.engine import Evaluation, evaluate, evaluation_version
 from roster.models import Force, Member, SkillRoll
 from roster.policy import policy_for
 from rules.loader import get_catalogue
@@ -26,11 +27,11 @@ Forces = TypeVar("Forces", bound=Iterable[Force])
 
 def is_stale(force: Force) -> bool:
     """Whether the force's stored evaluation was worked out with other rules content than
-    the catalogue's, on the force's own edition."""
+    the catalogue's or by another version of the engine, on the force's own edition."""
     catalogue = get_catalogue()
     return (
         force.rules_version == catalogue.rules_version
-        and force.evaluation_content_version != catalogue.content_version
+        and force.evaluation_version != evaluation_version(catalogue)
     )
 
 
@@ -38,7 +39,7 @@ def stale_forces() -> QuerySet[Force]:
     """Every force `is_stale` would name, as one query (`manage.py refresh_evaluations`)."""
     catalogue = get_catalogue()
     return Force.objects.filter(rules_version=catalogue.rules_version).exclude(
-        evaluation_content_version=catalogue.content_version
+        evaluation_version=evaluation_version(catalogue)
     )
 
 
@@ -106,7 +107,15 @@ def get_force_row(*, user: User, force_id: int) -> Force:
 
 # What names a version of a force, and what `refreshed` needs to check it: enough for a
 # reader whose whole answer is cached under that version (the API detail).
-VERSION_FIELDS = ("id", "owner_id", "version", "rules_version", "evaluation_content_version")
+# The share token too: the answer of a force that has one is sent uncompressed.
+VERSION_FIELDS = (
+    "id",
+    "owner_id",
+    "version",
+    "rules_version",
+    "evaluation_version",
+    "share_token",
+)
 
 
 def get_force_version(*, user: User, force_id: int) -> Force:

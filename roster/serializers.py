@@ -10,6 +10,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from dbd_site import inputs
+from dbd_site.compression import shows_secret
 from dbd_site.serializers import StrictSerializer
 from roster import documents, engine, selectors
 from roster.models import Force, SkillRoll
@@ -248,7 +249,10 @@ class RosterDetailSerializer(serializers.ModelSerializer):
             return None
         path = SHARED_PAGE.format(token=force.share_token)
         request = self.context.get("request")
-        return request.build_absolute_uri(path) if request else path
+        if request is None:
+            return path
+        shows_secret(request)
+        return request.build_absolute_uri(path)
 
 
 class AdvancementSerializer(StrictSerializer):

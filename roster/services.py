@@ -322,8 +322,8 @@ def _write(
             )
             raise _DryRun(update)
         if quiet and _unchanged(locked, rows, draft, evaluation.as_dict()):
-            locked.evaluation_content_version = catalogue.content_version
-            locked.save(update_fields=["evaluation_content_version"])
+            locked.evaluation_version = engine.evaluation_version(catalogue)
+            locked.save(update_fields=["evaluation_version"])
             stored = rows
         else:
             if command.kind == "move-to-rules":
@@ -341,7 +341,7 @@ _STORED_FIELDS = (
     "resources",
     "rules_version",
     "evaluation",
-    "evaluation_content_version",
+    "evaluation_version",
     "version",
     "updated_at",
 )
@@ -400,7 +400,7 @@ def _store(
     force.name = draft.name
     force.resources = draft.resources
     force.evaluation = evaluation.as_dict()
-    force.evaluation_content_version = catalogue.content_version
+    force.evaluation_version = engine.evaluation_version(catalogue)
     force.version += 1
     force.updated_at = timezone.now()
     force.save(update_fields=_STORED_FIELDS)

@@ -29,11 +29,11 @@ from django.utils.text import slugify
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 from django_htmx.http import trigger_client_event
 
-from dbd_site import cache_keys
+from dbd_site.compression import shows_secret
 from dbd_site.errors import DomainError
 from dbd_site.inputs import is_whole_number
 from dbd_site.rendering import add_refusal_to_form, is_htmx, refusal_messages, render_page
-from roster import engine, member_rows, options, selectors, services
+from roster import cache_keys, engine, member_rows, options, selectors, services
 from roster.changes import BETWEEN_BATTLES, CHANGES, Rejected
 from roster.documents import Problem
 from roster.forms import (
@@ -130,6 +130,7 @@ def _force_context(
     share_url = None
     if force.share_token and not read_only:
         share_url = request.build_absolute_uri(reverse("roster:shared", args=[force.share_token]))
+        shows_secret(request)
     return {
         "force": force,
         # The edition to review and move to, while the force is on an older one.

@@ -5,6 +5,7 @@ placed right after the ruling they refine, and the table rulings P1..P9), so cod
 error messages and tests can link to `/rules/notes/#r6`, `#r17a`, `#p3` and the like.
 """
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 
@@ -27,8 +28,20 @@ class RulingSection:
 
 @dataclass(frozen=True, slots=True)
 class WorkedExample:
+    """A student built step by step, in words, with the numbers the words state.
+
+    The numbers are the roster engine's answer for that student: a test evaluates the
+    rulebook's student with the engine and checks them, and checks that the steps say them.
+    """
+
     name: str
     steps: tuple[str, ...]
+    stats: Mapping[str, int]  # after creation (before equipment)
+    purchase_costs: tuple[int, ...]  # each purchase, in order (R6)
+
+    @property
+    def advancement_cost(self) -> int:
+        return sum(self.purchase_costs)
 
 
 CREATING_A_STUDENT = (
@@ -350,6 +363,8 @@ WORKED_EXAMPLES = (
             "takes +2 HP (R4, R5).",
             "She ends on ME 1, RA 1, CA 4, DF 8, HP 12, FR 3.",
         ),
+        stats={"ME": 1, "RA": 1, "CA": 4, "DF": 8, "HP": 12, "FR": 3},
+        purchase_costs=(),
     ),
     WorkedExample(
         "Julius, Riding Club (sporting)",
@@ -361,5 +376,7 @@ WORKED_EXAMPLES = (
             "6 Resources.",
             "Altogether he costs 10 Resources.",
         ),
+        stats={"ME": 3, "RA": 2, "CA": 2, "DF": 8, "HP": 10, "FR": 1},
+        purchase_costs=(4, 6),
     ),
 )

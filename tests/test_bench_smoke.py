@@ -32,7 +32,7 @@ from campaign.models import (
 )
 from campaign.tallies import TALLIES, recounted
 from play.models import Battle as PlayBattle
-from play.table import new_state
+from play.table.state import new_state
 from roster import selectors
 from roster.engine import evaluate
 from roster.models import Force, Member

@@ -5,7 +5,7 @@ from typing import Any
 
 from django import template
 
-from play import presenters, table
+from play import presenters, services, table
 from rules.loader import get_catalogue
 
 register = template.Library()
@@ -16,15 +16,8 @@ def member_odds(member: Any, result: dict[str, Any] | None) -> dict[str, Any]:
     """`member` a roster Member, `result` its evaluation (stats, defence, skills)."""
     if not result:
         return {"weapons": [], "spells": []}
-    figure = table.Figure(
-        name=member.name,
-        stats=result["stats"],
-        defence=result["defence"],
-        skills=frozenset(result["skills"]),
-        equipment=tuple(member.equipment),
-        spells=tuple(member.spells),
-        spell_focus=bool(member.spell_focus),
-        mastery=member.mastery,
+    figure = table.figures.Figure.from_numbers(
+        member.name, services.member_numbers(member, result)
     )
     catalogue = get_catalogue()
     return {

@@ -1,13 +1,22 @@
-"""Small display filters for the force builder. They format the engine's and the
-catalogue's numbers; none of them works out a cost or a rule."""
+"""Small display filters for the force builder, and the demo force for the site's home
+page. They format the engine's and the catalogue's numbers; none of them works out a cost
+or a rule."""
 
 from typing import Any
 
 from django import template
 
+from roster import presenters
 from rules.catalogue import Spell
 
 register = template.Library()
+
+
+@register.inclusion_tag("roster/_demo_example.html")
+def demo_example() -> dict[str, Any]:
+    """The demo force as the engine sees it, for a visitor's first look: the site's home
+    page (`templates/home.html`) shows it, and the site layer imports no app."""
+    return {"example": presenters.demo_example()}
 
 
 @register.filter

@@ -1,7 +1,118 @@
-/* The battle screen: the state panel polls with If-None-Match; an unchanged battle answers
-   304 with no body, which must not replace what is shown. */
+/* The battle screen. The state panel (#battle-state) asks the server for news with
+   If-None-Match: an unchanged battle answers 304 with no body, which must not replace what
+   is shown; a changed one answers with the panel as it now stands. */
 (function () {
   "use strict";
+
+  // --- How often the panel asks ------------------------------------------------------------
+  // While the battle is being played (a change seen, or this screen touched, within the last
+  // minute) every half second, so the other phone's change shows within a second; then less
+  // and less often; never while the page is hidden (asked at once when it is shown again);
+  // never once the battle has ended. A poll that cannot reach the site waits longer each
+  // time, up to half a minute.
+  var PLAYING_MS = 500;
+  var PLAYING_FOR_MS = 60 * 1000;
+  var QUIET_MS = 2000;
+  var RESTING_AFTER_MS = 10 * 60 * 1000;
+  var RESTING_MS = 5000;
+  var FAILING_MAX_MS = 30 * 1000;
+
+  var timer = null;
+  var asking = false; // a poll is waiting for its answer
+  var lastNews = Date.now();
+  var failures = 0;
+
+  function panel() {
+    return document.getElementById("battle-state");
+  }
+  function wait() {
+    if (failures) {
+      return Math.min(FAILING_MAX_MS, 1000 * Math.pow(2, failures - 1));
+    }
+    var quiet = Date.now() - lastNews;
+    return quiet < PLAYING_FOR_MS ? PLAYING_MS : quiet < RESTING_AFTER_MS ? QUIET_MS : RESTING_MS;
+  }
+  // The panel's data-poll says what it is doing: "asking", the ms until it asks, or
+  // "off" (hidden, ended).
+  function schedule(ms) {
+    window.clearTimeout(timer);
+    timer = null;
+    var state = panel();
+    if (!state || asking) {
+      return; // a poll waiting for its answer schedules the next itself
+    }
+    if (document.hidden || state.getAttribute("data-status") === "ended") {
+      state.setAttribute("data-poll", "off");
+      return;
+    }
+    state.setAttribute("data-poll", String(ms));
+    timer = window.setTimeout(poll, ms);
+  }
+  function answered(ok) {
+    asking = false;
+    failures = ok ? 0 : failures + 1;
+    schedule(wait());
+  }
+  function poll() {
+    timer = null;
+    var state = panel();
+    if (!state || !window.htmx || asking) {
+      return;
+    }
+    // A poll must not undo what the player is doing: none while a form inside the panel
+    // has focus (the transfer, the undo button).
+    if (state.contains(document.activeElement) && document.activeElement !== state) {
+      schedule(wait());
+      return;
+    }
+    asking = true;
+    state.setAttribute("data-poll", "asking");
+    // The panel's own hx-get and hx-headers (its version); the promise settles once the
+    // answer is in (or was a 304), whatever became of the panel meanwhile.
+    window.htmx.ajax("GET", state.getAttribute("hx-get"), {
+      source: state, target: state, swap: "outerHTML",
+    }).then(function () { answered(true); }, function () { answered(false); });
+  }
+  function news() {
+    lastNews = Date.now();
+  }
+
+  document.addEventListener("htmx:configRequest", function (event) {
+    if (event.target && event.target.id === "battle-state" && event.detail.verb === "get") {
+      // The poll needs its If-None-Match alone: a GET wants no CSRF token, and the
+      // answer does not depend on htmx's own headers. Fewer bytes, many times an hour.
+      ["X-CSRFToken", "HX-Current-URL", "HX-Target", "HX-Trigger", "HX-Request"].forEach(
+        function (name) { delete event.detail.headers[name]; });
+    }
+  });
+  document.addEventListener("htmx:afterSwap", function (event) {
+    if (event.detail.target && event.detail.target.id === "battle-state") {
+      news(); // the battle moved on: a poll's answer, or this player's own action
+    }
+  });
+  ["click", "keydown", "touchstart"].forEach(function (name) {
+    document.addEventListener(name, function () {
+      var wasQuiet = wait() > PLAYING_MS;
+      news();
+      if (wasQuiet && !failures) {
+        schedule(0); // back from a quiet spell: see where the battle stands now
+      }
+    }, { capture: true, passive: true });
+  });
+  document.addEventListener("visibilitychange", function () {
+    if (!document.hidden) {
+      news();
+    }
+    schedule(0); // hidden: the timer is cleared and nothing is asked
+  });
+  // Polling starts once htmx has taken the page in.
+  document.addEventListener("htmx:load", function (event) {
+    var state = panel();
+    if (state && !timer && event.detail.elt.contains(state)) {
+      schedule(wait());
+    }
+  });
+
   document.addEventListener("htmx:beforeSwap", function (event) {
     var xhr = event.detail.xhr;
     if (xhr && xhr.status === 304) {
@@ -23,14 +134,4 @@
       event.stopPropagation();
     }
   }, true);
-  // A poll must not undo what the player is doing: skip it while a form inside the
-  // state panel has focus (the undo button), and never overlap two polls.
-  document.addEventListener("htmx:beforeRequest", function (event) {
-    var panel = event.detail.elt;
-    if (panel && panel.id === "battle-state" && event.detail.requestConfig &&
-        event.detail.requestConfig.verb === "get" && panel.contains(document.activeElement) &&
-        document.activeElement !== panel) {
-      event.preventDefault();
-    }
-  });
 })();

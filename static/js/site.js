@@ -37,9 +37,16 @@
       box.setAttribute("role", "alert");
       document.body.appendChild(box);
     }
-    box.textContent = text;
+    if (box.textContent !== text) {
+      box.textContent = text; // the same words again would be announced again
+    }
   }
-  document.addEventListener("htmx:beforeRequest", function () {
+  // A player's next request clears the alert; a panel that asks by itself ([data-poll],
+  // the battle's state) does not, or the alert would flicker with every poll.
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    if (event.detail.elt && event.detail.elt.hasAttribute && event.detail.elt.hasAttribute("data-poll")) {
+      return;
+    }
     var box = document.getElementById("request-failure");
     if (box) {
       box.remove();

@@ -16,6 +16,7 @@ from campaign.progression import (
     MAX_SETTING,
     HouseRules,
     InvalidHouseRules,
+    Record,
 )
 
 DEFAULT = HouseRules()
@@ -232,3 +233,83 @@ def test_r16_xp_settings_at_their_maximum():
         enemies_out_of_action=2, objectives=3, side_won=True, rules=rules
     )
     assert earned == MAX_SETTING * (1 + 2 + 3 + 1)
+
+
+# --- a void takes XP back (R15a) -----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("xp", "taken", "kept"),
+    [
+        (63, 9, 9),  # level 10 keeps all nine
+        (62, 9, 8),  # one XP short of level 10: the latest level-up goes
+        (52, 9, 8),
+        (51, 9, 7),
+        (3, 1, 1),  # level 2 keeps its one
+        (2, 1, 0),  # back to level 1: none stay
+        (0, 0, 0),
+        (100_000, 4, 4),  # more XP than the level-ups taken: none is added
+    ],
+)
+def test_r15a_a_fall_in_xp_keeps_only_the_level_ups_the_new_level_allows(xp, taken, kept):
+    assert progression.level_ups_kept(xp, taken, DEFAULT) == kept
+
+
+def test_r15a_the_campaigns_own_thresholds_decide_what_stays():
+    rules = HouseRules(level_thresholds=(0, 10, 20))
+    assert [progression.level_ups_kept(xp, 2, rules) for xp in (9, 10, 19, 20)] == [0, 1, 1, 2]
+
+
+# --- the settings in words -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "words"), [(True, "yes"), (False, "no"), (0, "0"), (1, "1"), (10_000, "10000")]
+)
+def test_a_setting_reads_as_yes_no_or_its_number(value, words):
+    assert progression.setting_in_words(value) == words
+
+
+def test_every_setting_has_a_label_and_the_flags_are_not_numbers():
+    assert HouseRules.flag_names() == ("entered_rolls_allowed",)
+    assert set(LABELS) == {*NUMBERS, *HouseRules.flag_names(), "level_thresholds"}
+    assert DEFAULT.as_dict() == {
+        **{name: getattr(DEFAULT, name) for name in NUMBERS},
+        "level_thresholds": [0, 3, 7, 12, 18, 25, 33, 42, 52, 63],
+        "entered_rolls_allowed": True,
+    }
+
+
+# --- standings: points, then wins, then name -------------------------------------------------
+
+
+def test_on_equal_points_more_wins_rank_first_whatever_the_names():
+    rows = [
+        Record("a", "Alpha", won=1, drawn=3),  # 6 points, 1 win
+        Record("b", "Bravo", won=2),  # 6 points, 2 wins
+        Record("c", "Charlie", drawn=6),  # 6 points, no win
+    ]
+    assert [(s.key, s.points, s.won) for s in progression.standings(rows, DEFAULT)] == [
+        ("b", 6, 2),
+        ("a", 6, 1),
+        ("c", 6, 0),
+    ]
+
+
+def test_on_equal_points_and_wins_names_rank_alphabetically_whatever_their_case():
+    rows = [
+        Record(i, name, won=1) for i, name in enumerate(["Charlie", "bravo", "alpha", "Alpha"])
+    ]
+    assert [s.name for s in progression.standings(rows, DEFAULT)] == [
+        "Alpha",  # the same name but for case: capital first, so the order is stable
+        "alpha",
+        "bravo",
+        "Charlie",
+    ]
+
+
+def test_a_standing_counts_every_result_played():
+    (standing,) = progression.standings([Record("x", "X", won=2, drawn=3, lost=4)], DEFAULT)
+    assert standing == progression.Standing(
+        key="x", name="X", played=9, won=2, drawn=3, lost=4, points=2 * 3 + 3 * 1 + 4 * 0
+    )

@@ -5,6 +5,7 @@ import pytest
 
 from campaign import services
 from roster import services as roster_services
+from roster.engine import evaluation_version
 from roster.models import Force
 from tests.campaign.conftest import assert_resources_in_step, ledger, record
 from tests.roster.builders import signed_in
@@ -87,8 +88,8 @@ def test_a_campaign_copy_read_after_new_content_shows_the_new_cost(
 
     assert page.status_code == 200
     stored = force_of(red)
-    assert (stored.evaluation["total_cost"], stored.evaluation_content_version) == (
+    assert (stored.evaluation["total_cost"], stored.evaluation_version) == (
         cost + 3,
-        catalogue.content_version,
+        evaluation_version(catalogue),
     )
     assert_resources_in_step(red)

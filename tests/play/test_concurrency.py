@@ -8,7 +8,7 @@ SQLite the write lock does.
 import pytest
 from django.core.management import call_command
 
-from play import services
+from play import services, table
 from play.models import Battle, BattleAction
 from rules.loader import clear_catalogue_cache
 from tests.campaign.test_concurrency import at_once
@@ -39,7 +39,7 @@ def test_two_phones_acting_at_once_lose_nothing(alice, bob):
         return services.attack(
             battle=mine,
             by=players[i],
-            declaration=services.AttackDeclaration(
+            declaration=table.attacks.AttackDeclaration(
                 shooters[i], targets[i], "ranged", "light-pistol"
             ),
             rng=Dice(9),  # RA 4 against Emma's DF 8: Success Rating 5, 5 damage each

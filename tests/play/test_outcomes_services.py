@@ -6,7 +6,8 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from play import services
-from play.services import AttackDeclaration, Change
+from play.table.attacks import AttackDeclaration
+from play.table.state import Change
 from roster import services as roster_services
 from tests.play.conftest import Dice, against_blue, figure_state, ids, play_force
 from tests.roster.builders import emma, force, student

@@ -6,7 +6,7 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
-from play import services
+from play import services, table
 from tests.play.conftest import Dice, ids
 from tests.roster.builders import signed_in
 
@@ -41,7 +41,7 @@ def test_reads_do_not_grow_with_the_log(campaign_battle, alice):
         services.attack(
             battle=battle,
             by=alice,
-            declaration=services.AttackDeclaration(
+            declaration=table.attacks.AttackDeclaration(
                 f["0:Ann"], f["1:Emma"], "ranged", "light-pistol"
             ),
             rng=Dice(1),

@@ -10,7 +10,8 @@ from campaign.models import BattleMemberResult
 from dbd_site.errors import Conflict, Invalid, NotAllowed, NotFound, PreconditionFailed
 from play import selectors, services, table
 from play.models import Battle, BattleAction, BattleFigure
-from play.services import AttackDeclaration, Change
+from play.table.attacks import AttackDeclaration
+from play.table.state import Change
 from roster import services as roster_services
 from tests.conftest import make_user
 from tests.play.conftest import Dice, ids, play_force
@@ -31,7 +32,7 @@ def shoot(battle, by, attacker, target, *faces, **situation):
             target=target,
             kind="ranged",
             weapon="light-pistol",
-            situation=table.Situation(**situation),
+            situation=table.attacks.Situation(**situation),
         ),
         rng=Dice(*faces),
     )
@@ -116,8 +117,8 @@ def test_hits_take_a_figure_unconscious_then_out_of_action(campaign_battle, alic
     assert battle.state["figures"][str(f["1:Ben"])]["status"] == "out-of-action"
     assert battle.version == 5
     record = services.record_from_log(battle)
-    assert record[str(f["0:Ann"])] == table.MemberRecord(str(f["0:Ann"]), False, False, 1)
-    assert record[str(f["1:Ben"])] == table.MemberRecord(str(f["1:Ben"]), True, True, 0)
+    assert record[str(f["0:Ann"])] == table.record.MemberRecord(str(f["0:Ann"]), False, False, 1)
+    assert record[str(f["1:Ben"])] == table.record.MemberRecord(str(f["1:Ben"]), True, True, 0)
 
 
 def test_a_weapon_with_rate_of_fire_rolls_a_die_each(campaign_battle, bob):
@@ -511,7 +512,7 @@ def test_subdual_from_behind_rolls_the_targets_knock_out_die(alice, bob):
         f["1:Emma"],
         "melee",
         "subdual-weapon",
-        situation=table.Situation(rear_arc=True),
+        situation=table.attacks.Situation(rear_arc=True),
     )
     # ME 1 against Emma's DF 8 - 2 (rear arc), no Subdual penalty with CQC: needs 5.
     # 5 hits (SR 0); the second die 12 is not under Emma's 12 HP: Unconscious.

@@ -11,7 +11,7 @@ import pytest
 from dbd_site.errors import Invalid
 from play import services, table
 from play.models import Battle
-from play.table import Situation
+from play.table.attacks import Situation
 from tests.play.conftest import Dice, figure_state, ids, storm
 from tests.play.test_table import figure
 from tests.roster.builders import signed_in
@@ -31,12 +31,16 @@ def codes(error):
     return [(p.pointer, p.code) for p in error.value.problems]
 
 
-def attacks_of(catalogue, spell: str, successes: int, chosen=None) -> table.SpellAttacks | None:
+def attacks_of(
+    catalogue, spell: str, successes: int, chosen=None
+) -> table.spell_attacks.SpellAttacks | None:
     """The profile of a cast with `successes`, at the tier the catalogue gives them (P4)."""
     outcomes = catalogue.spells[spell].outcomes
-    tier = table.tier_for(outcomes, successes)
+    tier = table.spells.tier_for(outcomes, successes)
     assert tier is not None
-    return table.spell_attacks(catalogue.spells[spell], outcomes.index(tier), successes, chosen)
+    return table.spell_attacks.spell_attacks(
+        catalogue.spells[spell], outcomes.index(tier), successes, chosen
+    )
 
 
 def profile(rof, acc, targets, reach, **flags) -> dict:
@@ -104,27 +108,31 @@ EVERYONE_5 = 'every figure, the caster too, within 5" of the caster'
 )
 def test_each_tier_has_its_profile(catalogue, spell, successes, chosen, expected):
     attacks = attacks_of(catalogue, spell, successes, chosen)
-    assert attacks == table.SpellAttacks(spell, catalogue.spells[spell].name, **expected)
+    assert attacks == table.spell_attacks.SpellAttacks(
+        spell, catalogue.spells[spell].name, **expected
+    )
 
 
 def test_spells_that_attack_are_the_destruction_school_and_dragon_slayer(catalogue):
-    attacking = {slug for slug, spell in catalogue.spells.items() if table.attacks_with(spell)}
+    attacking = {
+        slug for slug, spell in catalogue.spells.items() if table.spell_attacks.attacks_with(spell)
+    }
     destruction = {s for s, spell in catalogue.spells.items() if spell.school == "destruction"}
-    assert attacking == destruction | {table.DRAGON_SLAYER}
-    assert table.spell_attacks(catalogue.spells["healing-spring"], 0, 1) is None
+    assert attacking == destruction | {table.figures.DRAGON_SLAYER}
+    assert table.spell_attacks.spell_attacks(catalogue.spells["healing-spring"], 0, 1) is None
 
 
 def test_the_profiles_agree_with_the_rules_text(catalogue):
     """Every ROF, Acc and Blast the catalogue's outcome text names is the profile's."""
     checked = 0
     for slug, spell in catalogue.spells.items():
-        if not table.attacks_with(spell):
+        if not table.spell_attacks.attacks_with(spell):
             continue
         for index, outcome in enumerate(spell.outcomes):
             for successes in range(outcome.min_successes, outcome.min_successes + 3):
                 if outcome.max_successes is not None and successes > outcome.max_successes:
                     break
-                attacks = table.spell_attacks(spell, index, successes, 4)
+                attacks = table.spell_attacks.spell_attacks(spell, index, successes, 4)
                 text = outcome.effect
                 if rof := re.search(r"ROF (\d+|X)", text):
                     want = successes if rof[1] == "X" else int(rof[1])
@@ -163,11 +171,13 @@ def test_the_profile_in_words(catalogue):
 def test_a_spell_attack_rolls_ra_plus_acc_against_ranged_df(catalogue):
     caster = figure("Caster", RA=2, CA=4)
     target = figure("Target", defence={"melee": 8, "ranged": 10})
-    plan = table.plan_spell_attack(caster, target, attacks_of(catalogue, "seraphic-bolt", 4))
+    plan = table.spell_attacks.plan_spell_attack(
+        caster, target, attacks_of(catalogue, "seraphic-bolt", 4)
+    )
     # 1d12 + RA 2 + Acc 1 against the ranged DF 10: 7 or more hits.
     assert (plan.kind, plan.statistic, plan.statistic_value, plan.to_hit) == ("ranged", "RA", 2, 1)
     assert (plan.target_df, plan.modified_df, plan.needed) == (10, 10, 7)
-    assert plan.modifiers == (table.Modifier("to-hit", 1, "Seraphic Bolt Acc"),)
+    assert plan.modifiers == (table.dice.Modifier("to-hit", 1, "Seraphic Bolt Acc"),)
     assert (plan.rate_of_fire, plan.actions, plan.blast) == (2, 0, None)
     assert plan.chance_to_hit == Fraction(6, 12)
     # Each die: Success Rating 0..5 on 7..12; expected (0+1+2+3+4+5)/12; two dice.
@@ -182,7 +192,7 @@ def test_a_spell_attack_takes_the_ranged_modifiers_but_never_no_ranged_weapon(ca
         obscured="partial", rear_arc=True, movement="none", target_in_melee=True,
         statistic_penalty=1, target_fortified=True,
     )  # fmt: skip
-    plan = table.plan_spell_attack(
+    plan = table.spell_attacks.plan_spell_attack(
         caster, target, attacks_of(catalogue, "infernal-orb", 4), situation
     )
     assert [m.words() for m in plan.modifiers] == [
@@ -202,7 +212,7 @@ def test_a_spell_attack_takes_the_ranged_modifiers_but_never_no_ranged_weapon(ca
 def test_cover_counts_until_the_spell_ignores_it(catalogue, successes, modified_df):
     """Unlimited Sword Rain ignores Cover from X = 3: Obscured +2 then nothing."""
     attacks = attacks_of(catalogue, "unlimited-sword-rain", successes)
-    plan = table.plan_spell_attack(
+    plan = table.spell_attacks.plan_spell_attack(
         figure("Caster"), figure("Target", DF=8), attacks, Situation(obscured="significant")
     )
     assert plan.modified_df == modified_df
@@ -210,7 +220,7 @@ def test_cover_counts_until_the_spell_ignores_it(catalogue, successes, modified_
         assert plan.notes[-1] == "Unlimited Sword Rain ignores Cover: no Obscured modifier."
         assert plan.modifiers == ()
     else:
-        assert plan.modifiers == (table.Modifier("DF", 2, "Target Significantly Obscured"),)
+        assert plan.modifiers == (table.dice.Modifier("DF", 2, "Target Significantly Obscured"),)
 
 
 def test_weapon_and_melee_ticks_are_refused_all_at_once(catalogue):
@@ -220,7 +230,7 @@ def test_weapon_and_melee_ticks_are_refused_all_at_once(catalogue):
         opponents_in_melee=2, to_hit_bonus=1, movement="ran",
     )  # fmt: skip
     with pytest.raises(Invalid) as error:
-        table.plan_spell_attack(
+        table.spell_attacks.plan_spell_attack(
             figure("Caster"),
             figure("Target"),
             attacks_of(catalogue, "seraphic-bolt", 1),
@@ -241,33 +251,35 @@ def test_weapon_and_melee_ticks_are_refused_all_at_once(catalogue):
 
 
 def test_fire_on_the_move_lets_a_caster_run(catalogue):
-    runner = figure("Caster", RA=3, skills=[table.FIRE_ON_THE_MOVE])
-    plan = table.plan_spell_attack(
+    runner = figure("Caster", RA=3, skills=[table.figures.FIRE_ON_THE_MOVE])
+    plan = table.spell_attacks.plan_spell_attack(
         runner,
         figure("Target"),
         attacks_of(catalogue, "seraphic-bolt", 1),
         Situation(movement="ran"),
     )
     assert plan.statistic_value == 2
-    assert plan.modifiers == (table.Modifier("statistic", -1, "Fire on the Move (ran)"),)
+    assert plan.modifiers == (table.dice.Modifier("statistic", -1, "Fire on the Move (ran)"),)
 
 
 @pytest.mark.parametrize(("roll", "hit", "damage"), [(8, False, 0), (9, True, 0), (12, True, 3)])
 def test_a_spell_attack_resolves_as_a_ranged_attack(catalogue, roll, hit, damage):
     """RA 1 against DF 10: 9 is Success Rating 0 (Dodge for Cover, no damage), 8 a miss."""
-    plan = table.plan_spell_attack(
+    plan = table.spell_attacks.plan_spell_attack(
         figure("Caster", RA=1), figure("Target", DF=10), attacks_of(catalogue, "seraphic-bolt", 1)
     )
-    result = table.resolve_attack(plan, roll)
+    result = table.attacks.resolve_attack(plan, roll)
     assert (result.hit, result.damage) == (hit, damage)
 
 
 # --- whom a cast may attack ----------------------------------------------------------------
 
 
-def three_figures() -> table.BattleState:
+def three_figures() -> table.state.BattleState:
     """The caster "c" and a friend "f" on side 0, an enemy "e" on side 1."""
-    return table.new_state({"c": (0, figure("C")), "f": (0, figure("F")), "e": (1, figure("E"))})
+    return table.state.new_state(
+        {"c": (0, figure("C")), "f": (0, figure("F")), "e": (1, figure("E"))}
+    )
 
 
 @pytest.mark.parametrize(
@@ -282,21 +294,31 @@ def three_figures() -> table.BattleState:
 def test_friends_and_the_caster_only_where_the_spell_says(catalogue, spell, successes, allowed):
     state = three_figures()
     attacks = attacks_of(catalogue, spell, successes, 1)
-    table.open_spell_attacks(state, "c", spell, 0, successes, 1)
-    may = {fid for fid in state["figures"] if not table.spell_target_problems(state, fid, attacks)}
+    table.spell_attacks.open_spell_attacks(state, "c", spell, 0, successes, 1)
+    may = {
+        fid
+        for fid in state["figures"]
+        if not table.spell_attacks.spell_target_problems(state, fid, attacks)
+    }
     assert may == allowed
 
 
 def test_target_problems_are_all_said(catalogue):
     state = three_figures()
     attacks = attacks_of(catalogue, "seraphic-bolt", 1)
-    assert [p.code for p in table.spell_target_problems(state, "e", attacks)] == ["not-found"]
-    table.open_spell_attacks(state, "c", "seraphic-bolt", 0, 1, None)
-    assert [p.code for p in table.spell_target_problems(state, "c", attacks)] == ["same-side"]
-    assert [p.code for p in table.spell_target_problems(state, "f", attacks)] == ["same-side"]
-    state["figures"]["e"]["status"] = table.OUT_OF_ACTION
+    assert [p.code for p in table.spell_attacks.spell_target_problems(state, "e", attacks)] == [
+        "not-found"
+    ]
+    table.spell_attacks.open_spell_attacks(state, "c", "seraphic-bolt", 0, 1, None)
+    assert [p.code for p in table.spell_attacks.spell_target_problems(state, "c", attacks)] == [
+        "same-side"
+    ]
+    assert [p.code for p in table.spell_attacks.spell_target_problems(state, "f", attacks)] == [
+        "same-side"
+    ]
+    state["figures"]["e"]["status"] = table.figures.OUT_OF_ACTION
     state["spell_attacks"]["attacked"].append("e")
-    assert [p.code for p in table.spell_target_problems(state, "e", attacks)] == [
+    assert [p.code for p in table.spell_attacks.spell_target_problems(state, "e", attacks)] == [
         "already-attacked",
         "figure-not-active",
     ]
@@ -306,24 +328,24 @@ def test_a_cast_closes_when_its_targets_are_used_up(catalogue):
     state = three_figures()
     state["figures"]["x"] = dict(state["figures"]["e"])
     bolt = attacks_of(catalogue, "thunder-gods-bolt", 2)
-    table.open_spell_attacks(state, "c", "thunder-gods-bolt", 0, 2, None)
-    assert table.spend_spell_attack(state, "e", bolt) == 1
-    assert table.pending_spell_attacks(state)["attacked"] == ["e"]
-    assert table.spend_spell_attack(state, "x", bolt) == 0
-    assert table.pending_spell_attacks(state) is None
+    table.spell_attacks.open_spell_attacks(state, "c", "thunder-gods-bolt", 0, 2, None)
+    assert table.spell_attacks.spend_spell_attack(state, "e", bolt) == 1
+    assert table.spell_attacks.pending_spell_attacks(state)["attacked"] == ["e"]
+    assert table.spell_attacks.spend_spell_attack(state, "x", bolt) == 0
+    assert table.spell_attacks.pending_spell_attacks(state) is None
 
 
 def test_a_radius_stays_open_until_the_activation_or_the_turn_ends(catalogue):
     state = three_figures()
     blast = attacks_of(catalogue, "god-or-demon-attack", 3)
-    table.open_spell_attacks(state, "c", "god-or-demon-attack", 1, 3, None)
-    assert table.spend_spell_attack(state, "e", blast) is None
-    assert table.pending_spell_attacks(state) is not None
-    table.activate(state, "c")
-    assert table.pending_spell_attacks(state) is None
-    table.open_spell_attacks(state, "c", "god-or-demon-attack", 1, 3, None)
-    table.next_turn(state)
-    assert table.pending_spell_attacks(state) is None
+    table.spell_attacks.open_spell_attacks(state, "c", "god-or-demon-attack", 1, 3, None)
+    assert table.spell_attacks.spend_spell_attack(state, "e", blast) is None
+    assert table.spell_attacks.pending_spell_attacks(state) is not None
+    table.turn.activate(state, "c")
+    assert table.spell_attacks.pending_spell_attacks(state) is None
+    table.spell_attacks.open_spell_attacks(state, "c", "god-or-demon-attack", 1, 3, None)
+    table.turn.next_turn(state)
+    assert table.spell_attacks.pending_spell_attacks(state) is None
 
 
 # --- in a battle ------------------------------------------------------------------------------
@@ -452,7 +474,7 @@ def test_a_spell_attack_that_takes_an_enemy_out_is_in_the_record(battle, alice):
     for _ in range(3):  # Sword Rain: 4 successes, four attacks of Success Rating 3
         cast(battle, alice, eve, "unlimited-sword-rain", 6, 6, 6, 6)
         services.spell_attack(battle=battle, by=alice, target=cat, rng=Dice(12))
-        if figure_state(battle, cat)["status"] == table.OUT_OF_ACTION:
+        if figure_state(battle, cat)["status"] == table.figures.OUT_OF_ACTION:
             break
     battle.refresh_from_db()
     record = services.record_from_log(battle)

@@ -4,7 +4,7 @@ shown before rolling, undo, end, the spectator link."""
 import pytest
 from django.test import Client
 
-from play import selectors, services
+from play import selectors, services, table
 from play.models import Battle
 from tests.play.conftest import ids, play_force
 
@@ -192,7 +192,9 @@ def test_the_friendship_offer_follows_a_damaging_hit(campaign_battle, alice, bob
     services.attack(
         battle=battle,
         by=alice,
-        declaration=services.AttackDeclaration(f["0:Ann"], f["1:Ben"], "ranged", "light-pistol"),
+        declaration=table.attacks.AttackDeclaration(
+            f["0:Ann"], f["1:Ben"], "ranged", "light-pistol"
+        ),
         dice=[12],
     )
     offer = page.get(f"/play/{battle.pk}/state/", **HTMX).content.decode()

@@ -1,5 +1,5 @@
-"""Cached pages and API answers are keyed on everything they show (dbd_site.cache_keys):
-two hosts, two catalogues, two releases never share one."""
+"""Cached pages and API answers are keyed on everything they show (roster.cache_keys):
+two hosts, two catalogues, two engines, two releases never share one."""
 
 from datetime import timedelta
 
@@ -7,8 +7,7 @@ import pytest
 from django.contrib.auth.models import AnonymousUser
 from django.test import RequestFactory, override_settings
 
-from dbd_site import cache_keys
-from roster import services
+from roster import cache_keys, engine, services
 from roster.models import Force, SkillRoll
 from roster.policy import Note
 from roster.presenters import member_evaluation
@@ -75,7 +74,7 @@ def test_a_new_catalogue_renders_the_force_page_afresh(owner_api, shared, catalo
     assert f"{society.name} (choice RA)" not in after
 
 
-def test_every_part_of_the_force_page_key_moves_it(owner, shared, catalogue_restored):
+def test_every_part_of_the_force_page_key_moves_it(owner, shared, catalogue_restored, monkeypatch):
     def request(host: str = "a.example", user=owner, secure: bool = False):
         made = RequestFactory().get("/", HTTP_HOST=host, secure=secure)
         made.user = user
@@ -109,6 +108,9 @@ def test_every_part_of_the_force_page_key_moves_it(owner, shared, catalogue_rest
         }
         with override_settings(RELEASE="another-release"):
             others["release"] = key()
+        with monkeypatch.context() as patch:
+            patch.setattr(engine, "ENGINE_VERSION", engine.ENGINE_VERSION + 1)
+            others["engine"] = key()
         RulesVersion.objects.update(code="another-catalogue")
         clear_catalogue_cache()
         others["catalogue"] = key()
@@ -125,7 +127,7 @@ def test_the_csrf_secret_is_never_stored_in_the_key(owner, shared):
     assert key.startswith("force-page:")
 
 
-def test_every_part_of_a_member_card_key_moves_it(owner, shared, catalogue_restored):
+def test_every_part_of_a_member_card_key_moves_it(owner, shared, catalogue_restored, monkeypatch):
     evaluation = shared.evaluation
     ann = shared.members.prefetch_related("rolls").get(name="Ann")  # its rolls as read
     index = ann.position
@@ -176,6 +178,9 @@ def test_every_part_of_a_member_card_key_moves_it(owner, shared, catalogue_resto
             member=ann, slot="free_advancements/0", table="academic", dice=[5], outcome="skill"
         )
         others["a roll"] = key(shared.members.prefetch_related("rolls").get(pk=ann.pk))
+        with monkeypatch.context() as patch:
+            patch.setattr(engine, "ENGINE_VERSION", engine.ENGINE_VERSION + 1)
+            others["engine"] = key()
         RulesVersion.objects.update(code="another-catalogue")
         clear_catalogue_cache()
         others["catalogue"] = key()

@@ -1,9 +1,11 @@
 """documents.with_fields: the what-if's way to change part of a parsed member."""
 
+import dataclasses
+
 import pytest
 
 from roster import documents
-from tests.roster.builders import emma
+from tests.roster.builders import emma, force, julius
 
 
 def test_with_fields_replaces_only_what_it_is_given():
@@ -44,3 +46,20 @@ def test_with_fields_refuses_what_a_member_could_not_hold(changes, where):
         documents.with_fields(member, changes)
     assert refused.value.problems
     assert all(p.pointer.startswith(where) for p in refused.value.problems)
+
+
+def test_a_parsed_roster_cannot_be_changed_in_place():
+    """What-ifs share unchanged values between a member and its variants
+    (`with_fields`): a change made in place to one would show in the others."""
+    roster = documents.parse(force(emma()))
+    member = roster.members[0]
+    for thing, name in [
+        (roster, "resources"),
+        (member, "xp"),
+        (member.free_advancements[0], "line"),
+    ]:
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(thing, name, 3)
+    purchase = documents.parse_member(julius()).purchases[0]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        purchase.line = 3

@@ -7,9 +7,6 @@ import pytest
 from roster.engine import evaluate, level_for_xp
 from tests.roster.builders import emma, force, julius, legal_force, student
 
-# The catalogue is read from the rules tables, so the test database must exist.
-pytestmark = pytest.mark.django_db
-
 
 def codes(evaluation, pointer_prefix: str = "") -> list[str]:
     return [p.code for p in evaluation.errors if p.pointer.startswith(pointer_prefix)]

@@ -26,8 +26,6 @@ from tests.roster.builders import (
     with_classmates,
 )
 
-pytestmark = pytest.mark.django_db
-
 MEMBER = "/members/0"
 
 

@@ -8,8 +8,6 @@ from roster import options
 from roster.engine import evaluate
 from tests.roster.builders import emma, force, student
 
-pytestmark = pytest.mark.django_db
-
 
 def by_key(groups) -> dict[str, options.Option]:
     return {o.key: o for g in groups for o in g.options}

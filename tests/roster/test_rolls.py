@@ -7,8 +7,6 @@ import pytest
 
 from roster.engine import roll_skill
 
-pytestmark = pytest.mark.django_db
-
 
 class ScriptedDice(random.Random):
     """A Random whose d12s come from a list, so each branch of R5 can be forced."""

@@ -7,6 +7,7 @@ from django.test.utils import CaptureQueriesContext
 
 from dbd_site.errors import Conflict
 from roster import selectors, services
+from roster.engine import evaluation_version
 from roster.models import Force
 from tests.roster.builders import legal_force, student
 
@@ -99,7 +100,7 @@ def test_accepting_moves_the_edition_the_evaluation_and_the_version(owner_api, f
     now = stored(force)
     assert now.rules_version == "dbd-core-2"
     assert now.version == force.version + 1
-    assert now.evaluation_content_version == new_edition.content_version
+    assert now.evaluation_version == evaluation_version(new_edition)
     assert (
         now.evaluation
         == selectors.evaluate_force(

@@ -7,7 +7,8 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from roster import selectors, services
+from roster import engine, selectors, services
+from roster.engine import ENGINE_VERSION, evaluation_version
 from roster.models import Force
 from rules.models import RulesVersion
 from tests.roster.builders import legal_force
@@ -34,10 +35,11 @@ def stored(force: Force) -> Force:
 def test_a_new_cost_refreshes_the_stored_evaluation_once(force, rules_change):
     cost, version = force.evaluation["total_cost"], force.version
     catalogue = rules_change(equipment="medical-kit", cost_constant=2)
-    assert stored(force).evaluation_content_version != catalogue.content_version
+    assert stored(force).evaluation_version != evaluation_version(catalogue)
 
     assert refresh() == (
-        f"Rules dbd-core-1 (content {catalogue.content_version}): 1 evaluations refreshed "
+        f"Rules dbd-core-1 (content {catalogue.content_version}, engine {ENGINE_VERSION}): 1 "
+        "evaluations refreshed "
         "(1 changed, 0 unchanged), 0 refused; 0 forces on another edition await their players."
     )
     now = stored(force)
@@ -48,7 +50,7 @@ def test_a_new_cost_refreshes_the_stored_evaluation_once(force, rules_change):
             force=selectors.get_force(user=force.owner, force_id=force.pk)
         ).as_dict()
     )
-    assert now.evaluation_content_version == catalogue.content_version
+    assert now.evaluation_version == evaluation_version(catalogue)
     assert now.version == version + 1  # the answer changed: If-Match on the old one fails
 
     # Idempotent: nothing is stale any more.
@@ -67,7 +69,7 @@ def test_an_unchanged_answer_keeps_the_version(force, rules_change):
     assert "1 evaluations refreshed (0 changed, 1 unchanged)" in refresh()
     now = stored(force)
     assert (now.version, now.evaluation) == (force.version, force.evaluation)
-    assert now.evaluation_content_version == catalogue.content_version
+    assert now.evaluation_version == evaluation_version(catalogue)
 
 
 def test_the_refresh_runs_in_batches(owner, force, rules_change):
@@ -76,8 +78,8 @@ def test_the_refresh_runs_in_batches(owner, force, rules_change):
     out = StringIO()
     call_command("refresh_evaluations", "--batch-size", "1", stdout=out)
     assert "3 evaluations refreshed (3 changed, 0 unchanged)" in out.getvalue()
-    assert {stored(f).evaluation_content_version for f in [force, *others]} == {
-        catalogue.content_version
+    assert {stored(f).evaluation_version for f in [force, *others]} == {
+        evaluation_version(catalogue)
     }
 
 
@@ -147,7 +149,7 @@ def test_two_editions_loaded_stop_the_refresh_and_change_nothing(force, rules_ch
         "the newest one's content. Delete the editions no longer played (admin: Rules "
         "versions) and run this again."
     )
-    assert stored(force).evaluation_content_version != catalogue.content_version
+    assert stored(force).evaluation_version != evaluation_version(catalogue)
     assert stored(force).version == force.version
 
 
@@ -160,3 +162,71 @@ def test_one_edition_left_after_the_old_is_deleted_refreshes(force, rules_change
         "1 evaluations refreshed (1 changed, 0 unchanged), 0 refused; "
         "0 forces on another edition await their players."
     )
+
+
+# --- a change to the engine's code (issue #33) ----------------------------------------------
+
+
+@pytest.fixture
+def engine_change(monkeypatch):
+    """Changes the engine's code as a release with a new ruling would: `ENGINE_VERSION`
+    moves and, with `medical_kit_extra`, the Medical Kit costs that much more (R7)."""
+
+    def change(*, medical_kit_extra: int = 0) -> int:
+        price = engine.equipment_cost
+        monkeypatch.setattr(
+            engine,
+            "equipment_cost",
+            lambda item, stats: (
+                price(item, stats) + (medical_kit_extra if item.slug == "medical-kit" else 0)
+            ),
+        )
+        monkeypatch.setattr(engine, "ENGINE_VERSION", engine.ENGINE_VERSION + 1)
+        return engine.ENGINE_VERSION
+
+    return change
+
+
+def test_a_new_engine_refreshes_the_stored_evaluation_once(force, catalogue, engine_change):
+    cost, version = force.evaluation["total_cost"], force.version
+    now_engine = engine_change(medical_kit_extra=2)
+
+    assert refresh() == (
+        f"Rules dbd-core-1 (content {catalogue.content_version}, engine {now_engine}): 1 "
+        "evaluations refreshed (1 changed, 0 unchanged), 0 refused; 0 forces on another "
+        "edition await their players."
+    )
+    now = stored(force)
+    assert now.evaluation["total_cost"] == cost + 2
+    assert now.evaluation_version == f"{catalogue.content_version}-e{now_engine}"
+    assert now.version == version + 1
+    assert refresh().endswith(
+        ": 0 evaluations refreshed (0 changed, 0 unchanged), 0 refused; 0 "
+        "forces on another edition await their players."
+    )
+
+
+def test_a_new_engine_with_the_same_answers_keeps_the_version(force, catalogue, engine_change):
+    now_engine = engine_change()
+    assert "1 evaluations refreshed (0 changed, 1 unchanged)" in refresh()
+    now = stored(force)
+    assert (now.version, now.evaluation) == (force.version, force.evaluation)
+    assert now.evaluation_version == f"{catalogue.content_version}-e{now_engine}"
+
+
+def test_the_force_page_refreshes_after_a_new_engine(client, owner, force, engine_change):
+    cost = force.evaluation["total_cost"]
+    client.force_login(owner)
+    engine_change(medical_kit_extra=3)
+    page = client.get(f"/forces/{force.pk}/").content.decode()
+    now = stored(force)
+    assert (now.evaluation["total_cost"], now.version) == (cost + 3, force.version + 1)
+    assert str(cost + 3) in page
+
+
+def test_the_api_refreshes_after_a_new_engine(owner_api, force, engine_change):
+    cost = force.evaluation["total_cost"]
+    engine_change(medical_kit_extra=3)
+    detail = owner_api.get(f"/api/v1/rosters/{force.pk}/").json()
+    assert detail["evaluation"]["total_cost"] == cost + 3
+    assert detail["evaluation"] == stored(force).evaluation

@@ -205,3 +205,18 @@ def test_catalogue_is_immutable(catalogue):
         catalogue.skills["movement/catfall"].summary = "changed"  # type: ignore[misc]
     with pytest.raises(dataclasses.FrozenInstanceError):
         catalogue.spells["healing-spring"].outcomes[0].effect = "changed"  # type: ignore[misc]
+
+
+@pytest.mark.django_db
+def test_the_fixture_read_without_a_database_is_the_catalogue_of_the_tables(catalogue):
+    """The `catalogue` fixture reads rules.yaml directly, so the engine's tests need no
+    database; it must be what `loaddata rules` + `get_catalogue` give, order included
+    (messages list societies and schools in it)."""
+    from_tables = build_catalogue("dbd-core-1")
+    assert catalogue == from_tables
+    assert catalogue.content_version == from_tables.content_version
+    for name in ("societies", "skill_categories", "skills", "equipment", "spell_schools"):
+        assert list(getattr(catalogue, name)) == list(getattr(from_tables, name))
+    assert list(catalogue.spells) == list(from_tables.spells)
+    for society in catalogue.societies.values():
+        assert list(society.lines) == list(from_tables.societies[society.slug].lines)

@@ -389,7 +389,7 @@ class Seeder:
                     resources=template.force.resources,
                     rules_version=version,
                     evaluation=template.force.evaluation,
-                    evaluation_content_version=self.catalogue.content_version,
+                    evaluation_version=engine.evaluation_version(self.catalogue),
                 )
                 rows.append((force, template, None))
             self._copy_forces(rows)
@@ -483,7 +483,7 @@ class Seeder:
                         resources=resources,
                         rules_version=version,
                         evaluation=self.evaluation(index, template, xp, resources),
-                        evaluation_content_version=self.catalogue.content_version,
+                        evaluation_version=engine.evaluation_version(self.catalogue),
                     )
                     rows.append((force, template, xp))
                     entries.append((campaign, player, force, entry_cost))

@@ -50,7 +50,7 @@ def table_battles(seeder: Seeder, total: int) -> int:
     if added <= 0:
         return 0
     players = seeder.users(max(2, added // BATTLES_PER_PLAYER))
-    state = json.dumps(table.new_state({}))  # no figures: they are left out
+    state = json.dumps(table.state.new_state({}))  # no figures: they are left out
     now = timezone.now()
     for chunk in batched(range(added), seeder.batch_size * 10):
         battles, sides = [], []

@@ -1,8 +1,9 @@
 """`manage.py refresh_evaluations`: work stored evaluations out again after the rules'
-content changed (run after `loaddata rules`; `make run` and the Docker start do).
+content or the engine's code changed (run after `loaddata rules` and after a deploy;
+`make run` and the Docker start do).
 
 Every force on the catalogue's edition whose stored evaluation was worked out with other
-content (`Force.evaluation_content_version`) is refreshed through the write path
+content or another engine (`Force.evaluation_version`) is refreshed through the write path
 (`roster.services.refresh_evaluation`), in batches, each force in its own transaction.
 A force whose answer is unchanged keeps its version; one whose answer changed moves on.
 Forces built under another edition are left as they are: their players review and
@@ -19,14 +20,14 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 
 from dbd_site.errors import DomainError
-from roster import selectors, services
+from roster import engine, selectors, services
 from roster.models import Force
 from rules.loader import get_catalogue
 from rules.models import RulesVersion
 
 
 class Command(BaseCommand):
-    help = "Work stored evaluations out again with the current rules' content."
+    help = "Work stored evaluations out again with the current rules' content and engine."
 
     def add_arguments(self, parser: ArgumentParser) -> None:
         parser.add_argument(
@@ -64,7 +65,8 @@ class Command(BaseCommand):
             after = batch[-1].pk
         waiting = Force.objects.exclude(rules_version=catalogue.rules_version).count()
         self.stdout.write(
-            f"Rules {catalogue.rules_version} (content {catalogue.content_version}): "
+            f"Rules {catalogue.rules_version} (content {catalogue.content_version}, engine "
+            f"{engine.ENGINE_VERSION}): "
             f"{changed + unchanged} evaluations refreshed ({changed} changed, {unchanged} "
             f"unchanged), {refused} refused; {waiting} forces on another edition await "
             "their players."
