@@ -38,7 +38,7 @@ class Recorded(NamedTuple):
 
 
 # The corpus's answers as last recorded. See `how_to_record` when this test fails.
-RECORDED = Recorded(engine_version=1, rules_content="3bf74c6945007db6", answers="7fcfca1e564df8d1")
+RECORDED = Recorded(engine_version=2, rules_content="3bf74c6945007db6", answers="8198193df52f8a09")
 
 
 def _skill(line: int, skill: str, **more: Any) -> dict[str, Any]:
