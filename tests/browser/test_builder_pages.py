@@ -209,15 +209,24 @@ def test_every_control_on_the_builder_and_the_force_page_is_44_px(live_server, d
 # --- notices replace each other ---------------------------------------------------------------
 
 
+def add_aiko(page: Page, live_server, force, **statistics: str) -> None:
+    """Fill the add form for Aiko (academic, the form's starting statistics unless given:
+    `RA="3"`) and send it."""
+    labels = {"ME": "ME (melee)", "RA": "RA (ranged)", "CA": "CA (spellcasting)"}
+    page.goto(live_server.url + reverse("roster:member_add", args=[force.pk]))
+    page.get_by_label("Name:", exact=True).fill("Aiko")
+    for statistic, value in statistics.items():
+        page.get_by_label(labels[statistic]).select_option(value)
+    page.get_by_label("Club name").fill("Chess Club")
+    page.get_by_role("radio", name="Academic: -1 ME, +1 CA").check()
+    page.get_by_role("button", name="Add and continue").click()
+
+
 @pytest.mark.parametrize("view", ALL_VIEWS)
 def test_one_notice_the_newest_in_the_builder_s_words(live_server, demo, pages, view):
     user, force, _ = demo
     page = pages(user, view)
-    page.goto(live_server.url + reverse("roster:member_add", args=[force.pk]))
-    page.get_by_label("Name:", exact=True).fill("Aiko")
-    page.get_by_label("Club name").fill("Chess Club")
-    page.get_by_role("radio", name="Academic: -1 ME, +1 CA").check()
-    page.get_by_role("button", name="Add and continue").click()
+    add_aiko(page, live_server, force)
     notice = page.locator("#builder-notice")
     expect(notice).to_have_text("Added Aiko. Now choose the free advancements.")
     expect(page.get_by_role("status")).to_have_count(1)  # the page's one notice area
@@ -268,12 +277,7 @@ def test_an_unavailable_option_says_why_on_its_own_row(live_server, demo, pages,
 def test_the_add_form_refuses_me_3_ra_3_beside_the_statistics(live_server, demo, pages, view):
     user, force, _ = demo
     page = pages(user, view)
-    page.goto(live_server.url + reverse("roster:member_add", args=[force.pk]))
-    page.get_by_label("Name:", exact=True).fill("Aiko")
-    page.get_by_label("RA (ranged)").select_option("3")
-    page.get_by_label("Club name").fill("Chess Club")
-    page.get_by_role("radio", name="Academic: -1 ME, +1 CA").check()
-    page.get_by_role("button", name="Add and continue").click()
+    add_aiko(page, live_server, force, RA="3")
     refusal = (
         "ME, RA, CA and DF take 3, 2, 2 and 1 in some order; this has ME 3, RA 3, CA 2, DF 1."
     )
