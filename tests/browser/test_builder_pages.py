@@ -145,6 +145,8 @@ def test_the_builder_s_sticky_bar_takes_at_most_15_percent_of_a_phone(
     heights["a notice"] = bar.bounding_box()["height"]
     # The longest the builder says: a name shared with another member (R10).
     page.get_by_role("navigation", name="Steps").get_by_role("link", name="Statistics").click()
+    expect(page.locator("#step-basics-body")).to_be_visible()
+    htmx_settled(page)  # the step in place before typing into it
     page.get_by_label("Name:", exact=True).fill("Kenji")
     page.get_by_role("button", name="Save statistics").click()
     expect(page.locator("#builder-notice")).to_have_text(
@@ -238,6 +240,8 @@ def test_one_notice_the_newest_in_the_builder_s_words(live_server, demo, pages, 
     expect(page.get_by_text("Added Aiko.")).to_have_count(0)
     # A refusal empties it (the refusal is said in its step), so nothing older lingers.
     page.get_by_role("navigation", name="Steps").get_by_role("link", name="Statistics").click()
+    expect(page.locator("#step-basics-body")).to_be_visible()
+    htmx_settled(page)  # the step in place before typing into it
     page.get_by_label("Name:", exact=True).fill("")
     page.get_by_role("button", name="Save statistics").click()
     expect(page.locator("#step-basics").get_by_text("Every member needs a name.")).to_be_visible()
