@@ -1,7 +1,11 @@
 from django.contrib import admin
 from django.http import HttpRequest
 
+from accounts.forms import AdminLoginForm
 from accounts.models import ApiToken
+
+# The admin's log-in is counted and checked in turn as the site's own (`accounts.lockout`).
+admin.site.login_form = AdminLoginForm
 
 
 @admin.register(ApiToken)

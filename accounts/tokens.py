@@ -3,18 +3,27 @@
 import hashlib
 import secrets
 
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import ApiToken
+from dbd_site.errors import Conflict, declare_codes
 
 TOKEN_BYTES = 32
 MAX_TOKENS_PER_USER = 20
 
+declare_codes(
+    {
+        "too-many-tokens": f"An account holds at most {MAX_TOKENS_PER_USER} API tokens; "
+        "revoke one first."
+    }
+)
 
-class TooManyTokens(ValueError):
-    pass
+
+class TooManyTokens(Conflict):
+    """The account already holds `MAX_TOKENS_PER_USER` tokens (409: revoke one first)."""
 
 
 def digest_of(raw: str) -> str:
@@ -23,9 +32,15 @@ def digest_of(raw: str) -> str:
 
 @transaction.atomic
 def create_api_token(*, user: AbstractBaseUser, name: str) -> tuple[ApiToken, str]:
-    """A new token for `user`; the raw token is returned once and never stored."""
+    """A new token for `user`; the raw token is returned once and never stored.
+
+    The user's row is locked first, so creations for one user at once are counted one
+    after the other and the cap holds (on SQLite the transaction's write lock does it)."""
+    list(get_user_model().objects.select_for_update().filter(pk=user.pk).values_list("pk"))
     if ApiToken.objects.filter(user=user).count() >= MAX_TOKENS_PER_USER:
-        raise TooManyTokens(f"At most {MAX_TOKENS_PER_USER} tokens; revoke one first.")
+        raise TooManyTokens(
+            "too-many-tokens", f"At most {MAX_TOKENS_PER_USER} tokens; revoke one first."
+        )
     raw = secrets.token_urlsafe(TOKEN_BYTES)
     token = ApiToken.objects.create(user=user, name=name, prefix=raw[:8], digest=digest_of(raw))
     return token, raw

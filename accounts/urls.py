@@ -2,21 +2,12 @@ from django.contrib.auth import views as auth_views
 from django.urls import path
 
 from accounts import views
-from accounts.forms import LoginForm
 
 app_name = "accounts"
 urlpatterns = [
     path("", views.account, name="account"),
     path("signup/", views.signup, name="signup"),
-    path(
-        "login/",
-        auth_views.LoginView.as_view(
-            template_name="accounts/login.html",
-            authentication_form=LoginForm,
-            redirect_authenticated_user=True,
-        ),
-        name="login",
-    ),
+    path("login/", views.LoginView.as_view(), name="login"),
     # Django 5 logs out on POST only; the nav has a small form for it.
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("password/", views.PasswordChangeView.as_view(), name="password_change"),

@@ -1,5 +1,5 @@
-"""Sign-up, the account page and API tokens. Log in, log out and password change are
-Django's own views, wired up in `accounts.urls`."""
+"""Sign-up, log-in, the account page and API tokens. Log in and password change are
+Django's own views with the site's forms; log out is Django's, wired up in `accounts.urls`."""
 
 from django.conf import settings
 from django.contrib import messages
@@ -14,10 +14,12 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_safe
 
 from accounts import services
-from accounts.forms import ApiTokenForm, PasswordChangeForm, SignupForm
+from accounts.forms import ApiTokenForm, LoginForm, PasswordChangeForm, SignupForm
 from accounts.models import ApiToken
+from accounts.throttles import mark_refusal
 from accounts.tokens import MAX_TOKENS_PER_USER, TooManyTokens, create_api_token, revoke_api_token
 from dbd_site.compression import shows_secret
+from dbd_site.rendering import add_refusal_to_form, refusal_status
 
 # django-axes adds a second backend, so login() must be told which one vouches for the user.
 MODEL_BACKEND = "django.contrib.auth.backends.ModelBackend"
@@ -36,14 +38,28 @@ def _safe_next(request: HttpRequest) -> str:
 def signup(request: HttpRequest) -> HttpResponse:
     if request.user.is_authenticated:
         return redirect(settings.LOGIN_REDIRECT_URL)
-    form = SignupForm(request.POST) if request.method == "POST" else SignupForm()
+    data = request.POST if request.method == "POST" else None
+    form = SignupForm(data, request=request)
     if form.is_valid():
         user = services.create_account(
             username=form.cleaned_data["username"], password=form.cleaned_data["password1"]
         )
         login(request, user, backend=MODEL_BACKEND)
         return redirect(_safe_next(request) or settings.LOGIN_REDIRECT_URL)
-    return render(request, "accounts/signup.html", {"form": form, "next": _safe_next(request)})
+    page = render(request, "accounts/signup.html", {"form": form, "next": _safe_next(request)})
+    return mark_refusal(page, form)
+
+
+class LoginView(auth_views.LoginView):
+    """Django's log-in view with the site's form (`accounts.forms.LoginForm`); a post over
+    the address's limit answers 429."""
+
+    template_name = "accounts/login.html"
+    authentication_form = LoginForm
+    redirect_authenticated_user = True
+
+    def form_invalid(self, form: LoginForm) -> HttpResponse:
+        return mark_refusal(super().form_invalid(form), form)
 
 
 class PasswordChangeView(auth_views.PasswordChangeView):
@@ -58,6 +74,9 @@ class PasswordChangeView(auth_views.PasswordChangeView):
     def get_form_kwargs(self) -> dict:
         return {**super().get_form_kwargs(), "request": self.request}
 
+    def form_invalid(self, form: PasswordChangeForm) -> HttpResponse:
+        return mark_refusal(super().form_invalid(form), form)
+
     def form_valid(self, form: PasswordChangeForm) -> HttpResponse:
         response = super().form_valid(form)
         if form.revoked_tokens:
@@ -69,7 +88,7 @@ class PasswordChangeView(auth_views.PasswordChangeView):
         return response
 
 
-def _account_page(request: HttpRequest, form: ApiTokenForm) -> HttpResponse:
+def _account_page(request: HttpRequest, form: ApiTokenForm, *, status: int = 200) -> HttpResponse:
     tokens = list(ApiToken.objects.filter(user=request.user))
     context = {
         "form": form,
@@ -77,7 +96,7 @@ def _account_page(request: HttpRequest, form: ApiTokenForm) -> HttpResponse:
         "max_tokens": MAX_TOKENS_PER_USER,
         "can_add_token": len(tokens) < MAX_TOKENS_PER_USER,
     }
-    return render(request, "accounts/account.html", context)
+    return render(request, "accounts/account.html", context, status=status)
 
 
 @login_required
@@ -93,17 +112,19 @@ def token_create(request: HttpRequest) -> HttpResponse:
     if request.method == "GET":
         return redirect("accounts:account")
     form = ApiTokenForm(request.POST)
+    status = 200
     if form.is_valid():
         try:
             token, raw = create_api_token(user=request.user, name=form.cleaned_data["name"])
-        except TooManyTokens as exc:
-            form.add_error(None, str(exc))
+        except TooManyTokens as error:
+            add_refusal_to_form(form, error, {"/name": "name"})
+            status = refusal_status(error)
         else:
             shows_secret(request)
             return render(
                 request, "accounts/token_created.html", {"token": token, "raw_token": raw}
             )
-    return _account_page(request, form)
+    return _account_page(request, form, status=status)
 
 
 @login_required

@@ -17,6 +17,11 @@ OUTCOMES = ("win", "draw", "loss")
 # at most 20 of them, so a campaign has at most 21 levels.
 MAX_LEVELS = 21
 MAX_SETTING = 10_000  # a sanity bound for any single number, far above any real campaign
+# The most forces one battle has: the rulebook's battles have two sides, and a campaign
+# game of up to six is the site's choice (play mode starts them too).
+MAX_BATTLE_FORCES = 6
+# R10: a force is at most 6 students and one mentor, and stays legal in a campaign (R18).
+MAX_FORCE_MEMBERS = engine.MAX_STUDENTS + engine.MAX_MENTORS
 
 
 class InvalidHouseRules(ValueError):

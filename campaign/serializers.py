@@ -27,7 +27,7 @@ from campaign.models import (
 )
 from campaign.progression import HouseRules, InvalidHouseRules
 from dbd_site.compression import shows_secret
-from dbd_site.serializers import StrictSerializer
+from dbd_site.serializers import BoundedListField, StrictSerializer
 from roster.models import Member
 from roster.serializers import AdvancementSerializer, EvaluationSummarySerializer
 
@@ -568,8 +568,11 @@ class NewMemberResultSerializer(StrictSerializer):
 
 class NewBattleForceSerializer(StrictSerializer):
     force = StrictIntegerField(help_text="The campaign force's id.")
-    members = NewMemberResultSerializer(
-        many=True, min_length=1, help_text="Every member who took part."
+    members = BoundedListField(
+        child=NewMemberResultSerializer(),
+        min_length=1,
+        max_length=progression.MAX_FORCE_MEMBERS,
+        help_text="Every member who took part.",
     )
 
 
@@ -583,7 +586,12 @@ class NewBattleSerializer(StrictSerializer):
     winner = StrictIntegerField(
         allow_null=True, help_text="The winning campaign force's id; null for a draw."
     )
-    results = NewBattleForceSerializer(many=True, min_length=2, help_text="Two or more forces.")
+    results = BoundedListField(
+        child=NewBattleForceSerializer(),
+        min_length=2,
+        max_length=progression.MAX_BATTLE_FORCES,
+        help_text=f"Two to {progression.MAX_BATTLE_FORCES} forces.",
+    )
 
     def validate_played_on(self, value: Any) -> Any:
         if value > timezone.localdate():

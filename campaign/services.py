@@ -833,6 +833,12 @@ def record_battle(
         )
     if len(results) < 2:
         raise Invalid("battle-forces", "A battle has two or more forces.", pointer="/results")
+    if len(results) > progression.MAX_BATTLE_FORCES:
+        raise Invalid(
+            "too-many-items",
+            f"A battle has at most {progression.MAX_BATTLE_FORCES} forces.",
+            pointer="/results",
+        )
     forces = _lock_all(results)
     if len(forces) != len(results):
         raise Invalid(

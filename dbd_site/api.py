@@ -2,8 +2,10 @@
 
 from typing import Any
 
+from django.core.exceptions import DisallowedHost, RequestDataTooBig
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
-from django.http import Http404
+from django.http import Http404, HttpRequest, HttpResponse
+from django.views import csrf, defaults
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import exceptions, status
@@ -14,7 +16,20 @@ from rest_framework.response import Response
 from rest_framework.reverse import reverse
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from dbd_site.errors import DomainError
+from dbd_site.errors import DomainError, declare_codes
+from dbd_site.middleware import API_PREFIX, error_answer
+
+CODES = declare_codes(
+    {
+        "bad-host": "The request named a host (the Host header) this site does not answer "
+        "to; nothing was done.",
+        "bad-request": "The request could not be read (a malformed or oversized form, or "
+        "too many fields); nothing was done.",
+        "csrf-failed": "A signed-in browser's write without its CSRF token (or from another "
+        "site); nothing was done.",
+        "too-large": "The request body is larger than the site accepts; nothing was done.",
+    }
+)
 
 
 @extend_schema(
@@ -87,33 +102,43 @@ def exception_handler(exc: Exception, context: dict) -> Response | None:
     return response
 
 
+def bad_request(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    """400 for the whole site (a forged Host, an unreadable form): the API's error shape
+    under /api/, Django's plain page elsewhere. It names no host: the one it was given is
+    what was refused."""
+    if not request.path.startswith(API_PREFIX):
+        return defaults.bad_request(request, exception)
+    if isinstance(exception, DisallowedHost):
+        return error_answer(400, "bad-host", "This site does not answer to that host name.")
+    if isinstance(exception, RequestDataTooBig):
+        return error_answer(413, "too-large", "The request body is larger than the site accepts.")
+    return error_answer(400, "bad-request", "The request could not be read.")
+
+
+def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
+    """403 for a write without its CSRF token: the API's shape under /api/ (DRF's views
+    check their own; this is for any other view there), Django's page elsewhere."""
+    if not request.path.startswith(API_PREFIX):
+        return csrf.csrf_failure(request, reason)
+    return error_answer(403, "csrf-failed", f"CSRF check failed: {reason or 'no token'}.")
+
+
 def not_found(request, exception=None):
     """404 for the whole site: the API's error shape under /api/, a page elsewhere."""
-    from django.http import JsonResponse
-    from django.views.defaults import page_not_found
-
-    if request.path.startswith("/api/"):
+    if request.path.startswith(API_PREFIX):
         message = "Nothing here: check the address against /api/schema/."
-        return JsonResponse(
-            {"errors": [{"pointer": "", "code": "not-found", "message": message}]}, status=404
-        )
-    return page_not_found(request, exception)
+        return error_answer(404, "not-found", message)
+    return defaults.page_not_found(request, exception)
 
 
 def server_error(request):
     """500: the API's error shape under /api/ (no details leak), Django's page elsewhere;
     503 with Retry-After when it was the database or the cache out of reach."""
-    from django.http import JsonResponse
-    from django.views.defaults import server_error as page_server_error
-
     from dbd_site import health
 
     if health.backing_service_down():
         return health.unavailable(request)
-    if request.path.startswith("/api/"):
+    if request.path.startswith(API_PREFIX):
         message = "Something went wrong on our side; it has been logged."
-        return JsonResponse(
-            {"errors": [{"pointer": "", "code": "server-error", "message": message}]},
-            status=500,
-        )
-    return page_server_error(request)
+        return error_answer(500, "server-error", message)
+    return defaults.server_error(request)

@@ -49,3 +49,15 @@ def env_list(name: str, *, default: list[str]) -> list[str]:
     if raw is None:
         return default
     return [item.strip() for item in raw.split(",") if item.strip()]
+
+
+def env_rate(name: str, *, default: str) -> str:
+    """A rate limit as DRF writes it ("60/minute"), checked here so a typo stops start-up."""
+    from dbd_site.rate_limits import Rate
+
+    raw = env_str(name, default=default)
+    try:
+        Rate.parse(raw)
+    except ValueError as error:
+        raise ImproperlyConfigured(f"{name}: {error}") from None
+    return raw

@@ -163,6 +163,7 @@ declare_codes(
     {
         "invalid": "The input is not what this field takes.",
         "unknown-key": "A key this object does not have; nothing was changed.",
+        "too-many-items": "A list with more entries than allowed.",
         "not-found": "No such object, or not yours.",
         "not-allowed": "You may not do this.",
         "stale-version": "The force changed since the version this change was made on; "

@@ -1,9 +1,20 @@
-"""Refuse request bodies over the documented size before anything reads them."""
+"""Refusals made before any view: request bodies over the documented size, characters
+that cannot be stored; and the API's error shape for every answer made outside DRF."""
 
 from collections.abc import Callable
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
+
+API_PREFIX = "/api/"
+
+
+def error_answer(status: int, code: str, message: str, **more: str) -> JsonResponse:
+    """One problem in the API's error shape, for the answers made outside DRF's views
+    (`more`: keys beside `errors`, as a 429's `retry_after`)."""
+    return JsonResponse(
+        {"errors": [{"pointer": "", "code": code, "message": message}], **more}, status=status
+    )
 
 
 class RequestSizeLimitMiddleware:
@@ -24,12 +35,7 @@ class RequestSizeLimitMiddleware:
             length = 0
         if length > limit:
             message = f"The request body is {length} bytes; the limit is {limit} bytes."
-            if request.path.startswith("/api/"):
-                return JsonResponse(
-                    {"errors": [{"pointer": "", "code": "too-large", "message": message}]},
-                    status=413,
-                )
-            return HttpResponse(message, status=413, content_type="text/plain; charset=utf-8")
+            return _refusal(request, 413, "too-large", message)
         return self.get_response(request)
 
 
@@ -37,10 +43,8 @@ _FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
 
 
 def _refusal(request: HttpRequest, status: int, code: str, message: str) -> HttpResponse:
-    if request.path.startswith("/api/"):
-        return JsonResponse(
-            {"errors": [{"pointer": "", "code": code, "message": message}]}, status=status
-        )
+    if request.path.startswith(API_PREFIX):
+        return error_answer(status, code, message)
     return HttpResponse(message, status=status, content_type="text/plain; charset=utf-8")
 
 

@@ -14,8 +14,9 @@ from rest_framework import serializers
 class AutoSchema(openapi.AutoSchema):
     """drf-spectacular's schema, saying two more things the server does: request bodies
     whose serializer declares `refuses_unknown_keys = True` have `additionalProperties:
-    false` (their views answer 400 `unknown-key` to any other key), and a nested list of
-    objects (`many=True`) keeps its `min_length`/`max_length` as minItems/maxItems."""
+    false` (their views answer 400 `unknown-key` to any other key), a nested list of
+    objects (`many=True`) keeps its `min_length`/`max_length` as minItems/maxItems, and a
+    bounded object (`BoundedDictField`) its `max_items` as maxProperties."""
 
     def _insert_field_validators(self, field, schema):
         super()._insert_field_validators(field, schema)
@@ -24,6 +25,9 @@ class AutoSchema(openapi.AutoSchema):
                 schema["minItems"] = field.min_length
             if field.max_length is not None:
                 schema["maxItems"] = field.max_length
+        max_items = getattr(field, "max_items", None)
+        if isinstance(field, serializers.DictField) and max_items is not None:
+            schema["maxProperties"] = max_items
 
     def _map_basic_serializer(self, serializer, direction):
         schema = super()._map_basic_serializer(serializer, direction)

@@ -1,4 +1,5 @@
-"""Serializer pieces every API input shares."""
+"""Serializer pieces every API input shares: unknown keys refused, lists and objects
+bounded."""
 
 from collections.abc import Mapping
 from typing import Any
@@ -29,4 +30,38 @@ class StrictSerializer(serializers.Serializer):
                         for key in unknown
                     }
                 )
+        return super().to_internal_value(data)
+
+
+def _too_many(limit: int) -> serializers.ValidationError:
+    return serializers.ValidationError(
+        f"At most {limit} {'entry' if limit == 1 else 'entries'} here.", code="too-many-items"
+    )
+
+
+class BoundedListField(serializers.ListField):
+    """A list of at most `max_length` entries (required): a longer one is refused as a
+    whole, at the list's own pointer (400 `too-many-items`), before any entry is read. The
+    schema says so (`maxItems`)."""
+
+    def __init__(self, *, max_length: int, **kwargs: Any) -> None:
+        super().__init__(max_length=max_length, **kwargs)
+
+    def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, list) and len(data) > self.max_length:
+            raise _too_many(self.max_length)
+        return super().to_internal_value(data)
+
+
+class BoundedDictField(serializers.DictField):
+    """An object of at most `max_items` keys, refused as a whole beyond (400
+    `too-many-items` at its pointer); the schema says `maxProperties`."""
+
+    def __init__(self, *, max_items: int, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.max_items = max_items
+
+    def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, Mapping) and len(data) > self.max_items:
+            raise _too_many(self.max_items)
         return super().to_internal_value(data)

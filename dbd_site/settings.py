@@ -10,7 +10,7 @@ import dj_database_url
 from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
-from dbd_site.env import env_bool, env_int, env_list, env_str
+from dbd_site.env import env_bool, env_int, env_list, env_rate, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = BASE_DIR / "var"
@@ -53,6 +53,9 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     # First: /healthz is answered before any host check, redirect, session or throttle.
     "dbd_site.health.HealthCheckMiddleware",
+    # Next: every answer under /api/ (a refusal by any layer below included) is counted
+    # once against the client's limit and carries the rate-limit headers.
+    "dbd_site.throttles.ApiRateLimitMiddleware",
     "dbd_site.middleware.RequestSizeLimitMiddleware",
     "dbd_site.middleware.UnstorableCharacterMiddleware",
     "django.middleware.security.SecurityMiddleware",
@@ -219,10 +222,19 @@ AXES_COOLOFF_TIME = env_int("AXES_COOLOFF_MINUTES", default=15) / 60  # hours
 # Failures count per address (across usernames: one address trying many names) and
 # per username (across addresses: one name tried from many), each locking at the limit.
 AXES_LOCKOUT_PARAMETERS = ["ip_address", "username"]
+# A success clears the failures of the username that succeeded, from that address only:
+# never the address's failures for other usernames (`accounts.lockout`).
 AXES_RESET_ON_SUCCESS = True
+AXES_HANDLER = "accounts.lockout.LockoutHandler"
 AXES_LOCKOUT_TEMPLATE = "accounts/locked_out.html"
 # The client's address by the same rule as the API throttles (TRUSTED_PROXY_COUNT).
 AXES_CLIENT_IP_CALLABLE = "dbd_site.client_address.client_address"
+# The account forms' posts per client address, successes included (`accounts.throttles`).
+ACCOUNT_FORM_RATES = {
+    "signup": env_rate("SIGNUP_THROTTLE", default="20/hour"),
+    "login": env_rate("LOGIN_THROTTLE", default="60/hour"),
+    "password-change": env_rate("PASSWORD_CHANGE_THROTTLE", default="20/hour"),
+}
 
 # Content Security Policy (django-csp): scripts and styles only from this site, no
 # inline scripts; htmx, Swagger UI and our own JS are all static files.
@@ -241,6 +253,9 @@ CONTENT_SECURITY_POLICY = {
     }
 }
 
+# Under /api/ a refused CSRF check answers in the API's error shape (`dbd_site.api`).
+CSRF_FAILURE_VIEW = "dbd_site.api.csrf_failure"
+
 LOGIN_URL = "accounts:login"
 LOGIN_REDIRECT_URL = "roster:list"
 LOGOUT_REDIRECT_URL = "home"
@@ -253,15 +268,17 @@ REST_FRAMEWORK = {
         "accounts.authentication.ApiTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
+    # Counted atomically in Redis or the database (`dbd_site.rate_limits`): anonymous
+    # callers per client address (`dbd_site.client_address`), signed-in ones per user.
     "DEFAULT_THROTTLE_CLASSES": [
-        "rest_framework.throttling.AnonRateThrottle",
-        "rest_framework.throttling.UserRateThrottle",
+        "dbd_site.throttles.AnonThrottle",
+        "dbd_site.throttles.UserThrottle",
     ],
     "DEFAULT_THROTTLE_RATES": {
-        "anon": env_str("API_THROTTLE_ANON", default="60/minute"),
-        "user": env_str("API_THROTTLE_USER", default="600/minute"),
+        "anon": env_rate("API_THROTTLE_ANON", default="60/minute"),
+        "user": env_rate("API_THROTTLE_USER", default="600/minute"),
     },
-    # Anonymous callers are counted per client address (`dbd_site.client_address`).
+    # The client address's rule (`dbd_site.client_address`) reads it.
     "NUM_PROXIES": TRUSTED_PROXY_COUNT,
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
     # JSON only, with the site's limits on depth, numbers and characters (dbd_site.inputs).

@@ -32,5 +32,6 @@ urlpatterns = [
     path("admin/", admin.site.urls),
 ]
 
+handler400 = "dbd_site.api.bad_request"
 handler404 = "dbd_site.api.not_found"
 handler500 = "dbd_site.api.server_error"

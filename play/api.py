@@ -10,6 +10,7 @@ from typing import Any
 
 from django.db.models import prefetch_related_objects
 from django.http import HttpResponseNotModified
+from django.urls import reverse
 from django.utils.cache import parse_etags, patch_cache_control
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
@@ -29,7 +30,8 @@ from dbd_site.compression import shows_secret
 from dbd_site.errors import Invalid, NotFound
 from dbd_site.inputs import is_whole_number, whole_number
 from dbd_site.parsers import JSONParser
-from play import actions, presenters, selectors, serializers, services, table
+from play import actions, presenters, selectors, serializers, services, sharing, table
+from play.models import BattleSide
 from roster import selectors as roster_selectors
 from roster.models import Force
 from roster.serializers import ApiErrorsSerializer
@@ -85,14 +87,15 @@ def if_match_version(request: Any) -> int | None:
     return -1 if number is None else number
 
 
-def answer(request: Request, battle_id: int, status: int = 200) -> Response:
+def answer(
+    request: Request, battle_id: int, status: int = 200, result: dict[str, Any] | None = None
+) -> Response:
     battle = selectors.get_battle(user=request.user, battle_id=battle_id)
-    view = selectors.battle_view(battle=battle)
-    data = presenters.battle_json(
-        view,
-        may_act=selectors.may_act(battle=battle, user=request.user),
-        absolute=request.build_absolute_uri,
-    )
+    mine = selectors.player_sides(battle=battle, user=request.user)
+    view = selectors.battle_view(battle=battle, viewer_sides=mine)
+    data = presenters.battle_json(view, may_act=bool(mine), absolute=request.build_absolute_uri)
+    if result is not None:
+        data["result"] = result
     shows_secret(request)  # the spectator link
     response = Response(data, status=status)
     response["ETag"] = etag_of(battle.version)
@@ -265,25 +268,27 @@ class BattleWatchView(BattleApiView):
         operation_id="battles_actions_create",
         summary="Do something in the battle; answers the new state",
         description=(
-            "`type` is one of: " + ", ".join(serializers.ACTION_TYPES) + ". `figure` is the "
-            "figure acting (attacker, caster, healer, reviver, jumper, or the one changed). "
-            "`spell-attack` rolls the waiting cast's attacks (the battle's `spell_attacks`) "
-            "on `target`, with its `situation`: its caster is the attacker. "
-            "Leave `dice` out for the server's dice; send the dice rolled at the table to enter "
-            "them (marked so in the log). Only the battle's players act."
+            "`type` names the action; each reads its own keys (* needed). `figure` is the "
+            "figure acting. Leave `dice` out for the server's dice; send the dice rolled at "
+            "the table to enter them (marked so in the log). Only the battle's players act, "
+            "each for their own side's figures and decisions (P9: `not-your-figure`, 403); "
+            "an action that would change a figure a waiting Friendship decision concerns is "
+            "refused with `decision-pending` (409). The answer is the battle and `result`, "
+            "the action as its entry shows it.\n\n" + actions.described()
         ),
         parameters=[BATTLE_ID, IF_MATCH, ETAG],
-        request=serializers.PlayActionSerializer,
-        responses={201: serializers.PlayBattleSerializer, **REFUSED, **COMMON},
+        request=actions.PlayActionSerializer,
+        responses={201: serializers.PlayActionAnswerSerializer, **REFUSED, **COMMON},
         tags=TAGS,
     )
 )
 class BattleActionView(BattleApiView):
     def post(self, request: Request, battle_id: int) -> Response:
         battle = selectors.get_battle(user=request.user, battle_id=battle_id)
-        body = _body(serializers.PlayActionSerializer, request)
-        actions.perform(battle, request.user, body, if_match=if_match_version(request))
-        return answer(request, battle_id, status=201)
+        body = _body(actions.PlayActionSerializer, request)
+        action = actions.perform(battle, request.user, body, if_match=if_match_version(request))
+        shown = actions.REGISTRY[body["type"]].present(action)
+        return answer(request, battle_id, status=201, result=shown)
 
 
 @extend_schema_view(
@@ -337,14 +342,57 @@ class BattleSpellAttackOddsView(BattleApiView):
     def post(self, request: Request, battle_id: int) -> Response:
         battle = selectors.get_battle(user=request.user, battle_id=battle_id)
         body = _body(serializers.PlaySpellAttackDeclarationSerializer, request)
-        plan = services.plan_spell_attack(battle, body["target"], actions.situation_of(body))
+        plan = services.plan_spell_attack(
+            battle, table.spell_attacks.SpellAttack(body["target"], actions.situation_of(body))
+        )
         return Response(presenters.odds_json(plan))
 
 
 @extend_schema_view(
     post=extend_schema(
+        operation_id="battles_spell_odds",
+        summary="A spell's odds before casting: its dice, Difficulty, each tier's chance",
+        description=(
+            "P4: CA dice against the Difficulty (Spell Focus, Anathema Aura, Empowered "
+            "Blessings), Supreme Spell Mastery's success; the exact chance of each outcome "
+            "tier, and of no effect, as the screen shows it."
+        ),
+        parameters=[BATTLE_ID],
+        request=serializers.PlaySpellDeclarationSerializer,
+        responses={200: serializers.PlaySpellOddsSerializer, **REFUSED, **COMMON},
+        tags=TAGS,
+    )
+)
+class BattleSpellOddsView(BattleApiView):
+    serializer_class = serializers.PlaySpellOddsSerializer
+
+    def post(self, request: Request, battle_id: int) -> Response:
+        battle = selectors.get_battle(user=request.user, battle_id=battle_id)
+        body = _body(serializers.PlaySpellDeclarationSerializer, request)
+        plan = services.plan_spell(
+            battle,
+            table.spells.Cast(
+                body["figure"],
+                body["spell"],
+                anathema_aura=body["anathema_aura"],
+                empowered=body["empowered"],
+                chosen=body.get("chosen"),
+                sealed_power=body["sealed_power"],
+                leader=body.get("leader"),
+            ),
+        )
+        return Response(presenters.spell_odds_json(plan))
+
+
+@extend_schema_view(
+    post=extend_schema(
         operation_id="battles_undo",
-        summary="Undo the last action (last first)",
+        summary="Undo the last action (last first): your own side's, or the battle's",
+        description=(
+            "The battle's `undo` names the action undo would take back and whose it is. A "
+            "player undoes their own side's actions and the battle's own (initiative, a new "
+            "turn); the other side's are refused with `not-your-figure` (403, P9)."
+        ),
         parameters=[BATTLE_ID, IF_MATCH, ETAG],
         request=None,
         responses={200: serializers.PlayBattleSerializer, **REFUSED, **COMMON},
@@ -390,3 +438,104 @@ class BattleEndView(BattleApiView):
             if_match=if_match_version(request),
         )
         return answer(request, battle_id)
+
+
+@extend_schema_view(
+    post=extend_schema(
+        operation_id="battles_spectator_link_replace",
+        summary="A new spectator link: the old one answers 404 from now on",
+        description="Any side's player may; it makes a link again after a withdrawal.",
+        parameters=[BATTLE_ID, ETAG],
+        request=None,
+        responses={200: serializers.PlayBattleSerializer, **COMMON},
+        tags=TAGS,
+    ),
+    delete=extend_schema(
+        operation_id="battles_spectator_link_withdraw",
+        summary="Withdraw the spectator link: nobody can watch until a new one is made",
+        parameters=[BATTLE_ID, ETAG],
+        request=None,
+        responses={200: serializers.PlayBattleSerializer, **COMMON},
+        tags=TAGS,
+    ),
+)
+class BattleSpectatorLinkView(BattleApiView):
+    def post(self, request: Request, battle_id: int) -> Response:
+        battle = selectors.get_battle(user=request.user, battle_id=battle_id)
+        sharing.replace_spectator_link(battle=battle, by=request.user)
+        return answer(request, battle_id)
+
+    def delete(self, request: Request, battle_id: int) -> Response:
+        battle = selectors.get_battle(user=request.user, battle_id=battle_id)
+        sharing.withdraw_spectator_link(battle=battle, by=request.user)
+        return answer(request, battle_id)
+
+
+def _invitation_json(side: BattleSide, request: Request) -> dict[str, Any]:
+    battle = side.battle
+    return {
+        "battle": battle.pk,
+        "scenario": battle.scenario,
+        "started_by": battle.created_by.get_username(),
+        "position": side.position,
+        "force": side.force_name,
+        "accept_url": request.build_absolute_uri(
+            reverse("play-api-invitation-accept", args=[battle.pk])
+        ),
+        "decline_url": request.build_absolute_uri(
+            reverse("play-api-invitation-decline", args=[battle.pk])
+        ),
+    }
+
+
+@extend_schema_view(
+    get=extend_schema(
+        operation_id="battles_invitations_list",
+        summary="Battles others started with your shared forces, waiting for you",
+        description=(
+            "A battle started from your force's share link is played by its starter until "
+            "you accept to take your force's side over."
+        ),
+        responses={200: serializers.PlayInvitationSerializer(many=True), **COMMON},
+        tags=TAGS,
+    )
+)
+class InvitationListView(BattleApiView):
+    serializer_class = serializers.PlayInvitationSerializer
+
+    def get(self, request: Request) -> Response:
+        page = self.paginate_queryset(selectors.invitations_for(user=request.user))
+        assert page is not None  # the API always paginates lists
+        return self.get_paginated_response([_invitation_json(side, request) for side in page])
+
+
+@extend_schema_view(
+    post=extend_schema(
+        operation_id="battles_invitation_accept",
+        summary="Take over the side that plays your shared force",
+        parameters=[BATTLE_ID, ETAG],
+        request=None,
+        responses={200: serializers.PlayBattleSerializer, **REFUSED, **COMMON},
+        tags=TAGS,
+    )
+)
+class InvitationAcceptView(BattleApiView):
+    def post(self, request: Request, battle_id: int) -> Response:
+        sharing.accept_invitation(battle_id=battle_id, user=request.user)
+        return answer(request, battle_id)
+
+
+@extend_schema_view(
+    post=extend_schema(
+        operation_id="battles_invitation_decline",
+        summary="Leave the side that plays your shared force to the battle's starter",
+        parameters=[BATTLE_ID],
+        request=None,
+        responses={204: None, **COMMON},
+        tags=TAGS,
+    )
+)
+class InvitationDeclineView(BattleApiView):
+    def post(self, request: Request, battle_id: int) -> Response:
+        sharing.decline_invitation(battle_id=battle_id, user=request.user)
+        return Response(status=204)

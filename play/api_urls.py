@@ -14,7 +14,28 @@ urlpatterns = [
         api.BattleSpellAttackOddsView.as_view(),
         name="play-api-spell-attack-odds",
     ),
+    path(
+        "<int:battle_id>/spell-odds/",
+        api.BattleSpellOddsView.as_view(),
+        name="play-api-spell-odds",
+    ),
     path("<int:battle_id>/undo/", api.BattleUndoView.as_view(), name="play-api-undo"),
     path("<int:battle_id>/end/", api.BattleEndView.as_view(), name="play-api-end"),
+    path(
+        "<int:battle_id>/spectator-link/",
+        api.BattleSpectatorLinkView.as_view(),
+        name="play-api-spectator-link",
+    ),
     path("watch/<str:token>/", api.BattleWatchView.as_view(), name="play-api-watch"),
+    path("invitations/", api.InvitationListView.as_view(), name="play-api-invitations"),
+    path(
+        "invitations/<int:battle_id>/accept/",
+        api.InvitationAcceptView.as_view(),
+        name="play-api-invitation-accept",
+    ),
+    path(
+        "invitations/<int:battle_id>/decline/",
+        api.InvitationDeclineView.as_view(),
+        name="play-api-invitation-decline",
+    ),
 ]

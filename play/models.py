@@ -35,7 +35,11 @@ class Battle(models.Model):
     )
     scenario = models.CharField(max_length=100)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PLAYING)
-    spectator_token = models.CharField(max_length=64, unique=True, default=new_spectator_token)
+    # The read-only link's token; the sides replace it (the old link then answers 404) or
+    # withdraw it (None: no link) (`play.sharing`).
+    spectator_token = models.CharField(
+        max_length=64, unique=True, null=True, blank=True, default=new_spectator_token
+    )
     # P5: dice may be entered as rolled at the table (and are marked so in the log).
     entered_rolls_allowed = models.BooleanField(default=True)
     # Bumped by every action and undo: the API's ETag and the screen's poll compare it.
@@ -64,6 +68,15 @@ class BattleSide(models.Model):
     position = models.PositiveSmallIntegerField()
     player = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+"
+    )
+    # A side played with someone else's force, from its share link: its owner, invited to
+    # take the side over. The starter plays it until they accept (`play.sharing`).
+    invited = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
     )
     force = models.ForeignKey(
         "roster.Force", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"

@@ -4,7 +4,7 @@ Every number comes from `play.table`; this module only arranges it.
 """
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from fractions import Fraction
 from typing import Any
 
@@ -16,7 +16,7 @@ from dbd_site.api import flatten_errors
 from dbd_site.errors import DomainError
 from dbd_site.inputs import whole_number
 from play import forms, selectors, serializers, services, table
-from play.models import Battle
+from play.models import Battle, BattleAction
 from rules.catalogue import Catalogue
 
 PRINT_DFS = range(6, 17)  # the print card's DF 6 to 16
@@ -48,9 +48,11 @@ def dice_entry_off(battle: Battle) -> str:
 
 
 def battle_json(view: selectors.BattleView, *, may_act: bool, absolute: Any) -> dict[str, Any]:
-    """The battle as the API answers it; `absolute` makes a path a full URL."""
+    """The battle as the API answers it; `absolute` makes a path a full URL. What only a
+    side's own player may see (Deadly Gamble's name) shows for `view.viewer_sides` only."""
     battle = view.battle
-    state = battle.state
+    state = table.state.upgraded(battle.state)
+    mine = view.viewer_sides
     return {
         "id": battle.pk,
         "url": absolute(reverse("play-api-battle", args=[battle.pk])),
@@ -58,33 +60,25 @@ def battle_json(view: selectors.BattleView, *, may_act: bool, absolute: Any) -> 
         "status": battle.status,
         "version": battle.version,
         "campaign": battle.campaign_id,
-        "spectator_url": absolute(reverse("play:watch", args=[battle.spectator_token])),
+        "spectator_url": (
+            absolute(reverse("play:watch", args=[battle.spectator_token]))
+            if battle.spectator_token
+            else None
+        ),
         "entered_rolls_allowed": battle.entered_rolls_allowed,
         "may_act": may_act,
+        "my_sides": sorted(mine),
         "turn": state["turn"],
         "initiative": state["initiative"],
         "acting_side": view.acting_side,
+        "activating": _id(state.get("activating")),
         "sides": [
             {
                 "position": side.position,
                 "force": side.force_name,
                 "player": side.player_name,
-                "figures": [
-                    {
-                        "id": f.id,
-                        "name": f.name,
-                        "stats": f.numbers["stats"],
-                        "defence": f.numbers["defence"],
-                        "skills": f.numbers["skills"],
-                        "equipment": f.numbers["equipment"],
-                        "spells": f.numbers["spells"],
-                        **{k: f.state[k] for k in ("hp", "max_hp", "status", "activated")},
-                        "markers": f.state["markers"],
-                        "discarded": f.state["discarded"],
-                        "forgotten": f.state["forgotten"],
-                    }
-                    for f in side.figures
-                ],
+                "invited": side.invited_name,
+                "figures": [figure_json(f, own=side.position in mine) for f in side.figures],
             }
             for side in view.sides
         ],
@@ -104,7 +98,89 @@ def battle_json(view: selectors.BattleView, *, may_act: bool, absolute: Any) -> 
         "record": battle.record,
         "recorded_battle": battle.recorded_battle_id,
         "spell_attacks": spell_attacks_json(view.spell_attacks),
+        "decisions": [decision_json(d) for d in view.decisions],
+        "undo": undo_json(view.undo),
     }
+
+
+def _id(fid: object) -> int | None:
+    return None if fid is None else int(str(fid))
+
+
+def figure_json(f: selectors.FigureView, *, own: bool) -> dict[str, Any]:
+    state = f.state
+    return {
+        "id": f.id,
+        "name": f.name,
+        "stats": f.numbers["stats"],
+        "defence": f.numbers["defence"],
+        "skills": f.numbers["skills"],
+        "equipment": f.numbers["equipment"],
+        "spells": f.numbers["spells"],
+        **{k: state[k] for k in ("hp", "max_hp", "status", "activated")},
+        "markers": state["markers"],
+        "lapses": state.get("lapses", {}),
+        "activations": state.get("activations", 0),
+        "discarded": state["discarded"],
+        "forgotten": state["forgotten"],
+        "spent": state.get("spent", []),
+        "gamble": _id(state.get("gamble")) if own else None,
+    }
+
+
+def decision_json(d: selectors.DecisionView) -> dict[str, Any]:
+    friends = []
+    for f in d.friends:
+        recipient = table.damage.Recipient(
+            f.name,
+            f.numbers["stats"]["FR"],
+            0,
+            inspire_markers=f.state["markers"].get("inspire", 0),
+        )
+        friends.append({"figure": f.id, "limit": table.damage.transfer_limit(recipient)})
+    return {
+        "id": d.id,
+        "kind": d.kind,
+        "side": d.decision["side"],
+        "figure": d.target.id,
+        "attacker": d.attacker.id if d.attacker else None,
+        "damage": d.damage,
+        "inches": d.decision.get("inches"),
+        "friends": friends if d.kind == "transfer" else [],
+        "yours": d.yours,
+        "words": d.words,
+    }
+
+
+def undo_json(undo: selectors.UndoView | None) -> dict[str, Any] | None:
+    if undo is None:
+        return None
+    return {
+        "seq": undo.action.seq,
+        "kind": undo.action.kind,
+        "words": undo.action.words,
+        "side": undo.side,
+        "player": undo.player,
+        "yours": undo.yours,
+    }
+
+
+def shows(*keys: str) -> Callable[[BattleAction], dict[str, Any]]:
+    """A registry entry's presenter: the action as the answer to it shows it, with the
+    keys of its details that entry names."""
+
+    def present(action: BattleAction) -> dict[str, Any]:
+        return {
+            "seq": action.seq,
+            "kind": action.kind,
+            "words": action.words,
+            "dice": action.dice,
+            "entered": action.entered,
+            "side": action.detail.get("side"),
+            "detail": {k: action.detail[k] for k in keys if k in action.detail},
+        }
+
+    return present
 
 
 def spell_attacks_json(pending: selectors.SpellAttacksView | None) -> dict[str, Any] | None:
@@ -159,11 +235,36 @@ def odds_json(plan: table.attacks.AttackPlan) -> dict[str, Any]:
         "to_hit": plan.to_hit,
         "target_df": plan.target_df,
         "modified_df": plan.modified_df,
-        "modifiers": [
-            {"applies_to": m.applies_to, "amount": m.amount, "source": m.source}
-            for m in plan.modifiers
-        ],
+        "modifiers": _modifiers(plan.modifiers),
         "notes": list(plan.notes),
+        "best_of_two": plan.best_of_two,
+        "reroll": plan.reroll,
+        "max_damage": plan.max_damage,
+    }
+
+
+def _modifiers(modifiers: Iterable[table.dice.Modifier]) -> list[dict[str, Any]]:
+    return [
+        {"applies_to": m.applies_to, "amount": m.amount, "source": m.source} for m in modifiers
+    ]
+
+
+def spell_odds_json(plan: table.spells.SpellPlan) -> dict[str, Any]:
+    """A cast's odds before rolling (P4): each outcome tier's chance, exactly."""
+    return {
+        "dice": plan.dice,
+        "difficulty": plan.difficulty,
+        "bonus_successes": plan.bonus_successes,
+        "modifiers": _modifiers(plan.modifiers),
+        "tiers": [
+            {
+                "label": "No effect" if tier is None else f"{tier.label} successes",
+                "effect": "" if tier is None else tier.effect,
+                "chance": str(chance),
+                "percent": percent(chance),
+            }
+            for tier, chance in plan.tier_odds()
+        ],
     }
 
 
@@ -380,7 +481,8 @@ def spell_attack_form(view: selectors.BattleView, values: Any) -> dict[str, Any]
     if target is not None:
         try:
             plan = services.plan_spell_attack(
-                view.battle, target.id, _situation(values, "spell-attack")
+                view.battle,
+                table.spell_attacks.SpellAttack(target.id, _situation(values, "spell-attack")),
             )
         except (DomainError, ValidationError) as error:
             form["odds_errors"] = error_messages(error)
@@ -425,25 +527,16 @@ def spell_odds(battle: Battle, values: Any, default: str | None) -> dict[str, An
     try:
         plan = services.plan_spell(
             battle,
-            whole_number(caster) or 0,
-            spell,
-            anathema_aura=bool(values and values.get("anathema_aura")),
-            empowered=bool(values and values.get("empowered")),
-            # Dragon Slayer's value is chosen at the table: its odds show for 1 until then.
-            chosen=n if (n := whole_number(chosen)) is not None else dragon_slayer_default,
+            table.spells.Cast(
+                whole_number(caster) or 0,
+                spell,
+                anathema_aura=bool(values and values.get("anathema_aura")),
+                empowered=bool(values and values.get("empowered")),
+                # Dragon Slayer's value is chosen at the table: its odds show for 1 until then.
+                chosen=n if (n := whole_number(chosen)) is not None else dragon_slayer_default,
+            ),
         )
     except DomainError as error:
         return {"errors": error_messages(error)}
-    return {
-        "dice": plan.dice,
-        "difficulty": plan.difficulty,
-        "bonus": plan.bonus_successes,
-        "tiers": [
-            {
-                "label": "No effect" if tier is None else f"{tier.label} successes",
-                "effect": "" if tier is None else tier.effect,
-                "percent": percent(chance),
-            }
-            for tier, chance in plan.tier_odds()
-        ],
-    }
+    odds = spell_odds_json(plan)
+    return {**odds, "bonus": plan.bonus_successes}

@@ -1,40 +1,90 @@
 """The play API's bodies and answers. Shapes only: the rules are in `play.table`, the
 writes in `play.services`; nothing here computes a probability or a result."""
 
+from typing import Any
+
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from campaign.serializers import StrictBooleanField, StrictCharField, StrictIntegerField
-from dbd_site.serializers import StrictSerializer
-from play import table
+from dbd_site.serializers import BoundedDictField, BoundedListField, StrictSerializer
+from play import bounds, table
 
 BATTLE_STATUSES = ["playing", "ended"]
 FIGURE_STATUSES = ["active", "unconscious", "out-of-action"]
 ATTACK_KINDS = ["melee", "ranged"]
-ACTION_TYPES = (
-    "initiative",
-    "attack",
-    "transfer",
-    "spell",
-    "spell-attack",
-    "heal",
-    "revive",
-    "jump",
-    "roll",
-    "change",
-    "activate",
-    "next-turn",
-)
+DECISION_KINDS = ["transfer", "dodge"]
 
 
 # --- bodies -----------------------------------------------------------------------------
 
+_DIE = {"type": "integer", "minimum": 1, "maximum": table.dice.DIE}
+
+
+@extend_schema_field(
+    {
+        "anyOf": [
+            {"type": "array", "items": _DIE, "maxItems": bounds.MAX_DICE_PER_ROLL},
+            {
+                "type": "array",
+                "description": "Initiative: rounds of dice, e.g. [[7, 7], [3, 9]] (P1).",
+                "items": {
+                    "type": "array",
+                    "items": _DIE,
+                    "maxItems": bounds.MAX_DICE_PER_INITIATIVE_ROUND,
+                },
+                "maxItems": bounds.MAX_INITIATIVE_ROUNDS,
+            },
+        ]
+    }
+)
+class DiceField(serializers.JSONField):
+    """Entered dice (P5): a list, or for initiative a list of rounds. Their bounds are
+    checked with the action's type (`PlayActionSerializer.validate`); the values, by the
+    rule that rolls them (`play.table.check_entered`)."""
+
+
+def _too_many(limit: int) -> serializers.ErrorDetail:
+    return serializers.ErrorDetail(f"At most {limit} entries here.", code="too-many-items")
+
+
+def _not_a_die() -> serializers.ErrorDetail:
+    return serializers.ErrorDetail(
+        f"A die is a whole number from 1 to {table.dice.DIE}.", code="invalid-roll"
+    )
+
+
+def _dice_problem(dice: list[Any], *, initiative: bool) -> Any:
+    """What is wrong with the shape of entered dice (None: nothing), as DRF's detail."""
+    if not initiative:
+        if len(dice) > bounds.MAX_DICE_PER_ROLL:
+            return [_too_many(bounds.MAX_DICE_PER_ROLL)]
+        nested = {i: [_not_a_die()] for i, die in enumerate(dice) if isinstance(die, list | dict)}
+        return nested or None
+    if len(dice) > bounds.MAX_INITIATIVE_ROUNDS:
+        return [_too_many(bounds.MAX_INITIATIVE_ROUNDS)]
+    rounds: dict[int, Any] = {}
+    for i, round_ in enumerate(dice):
+        if isinstance(round_, dict):
+            rounds[i] = [_not_a_die()]
+        elif isinstance(round_, list):
+            if len(round_) > bounds.MAX_DICE_PER_INITIATIVE_ROUND:
+                rounds[i] = [_too_many(bounds.MAX_DICE_PER_INITIATIVE_ROUND)]
+            elif any(isinstance(die, list | dict) for die in round_):
+                rounds[i] = {
+                    j: [_not_a_die()]
+                    for j, die in enumerate(round_)
+                    if isinstance(die, list | dict)
+                }
+    return rounds or None
+
 
 class PlayNewBattleSerializer(StrictSerializer):
     scenario = StrictCharField(max_length=100)
-    forces = serializers.ListField(
+    forces = BoundedListField(
         child=StrictIntegerField(min_value=1),
         min_length=1,
-        max_length=6,
+        max_length=bounds.MAX_SIDES,
         help_text="Ids of the forces: your own (one-off), or the campaign's forces' roster "
         "ids (`campaign`).",
     )
@@ -70,6 +120,28 @@ class PlaySituationSerializer(StrictSerializer):
     statistic_penalty = StrictIntegerField(default=0, min_value=0, max_value=5)
     to_hit_bonus = StrictIntegerField(default=0, min_value=0, max_value=1)
     target_fortified = StrictBooleanField(default=False)
+    air_assassination = StrictBooleanField(
+        default=False, help_text="A charge from above (Air Assassination): Charge Bonus +3."
+    )
+    flurry_of_blows = StrictBooleanField(
+        default=False, help_text="Flurry of Blows after a charge with a one-handed weapon."
+    )
+    sealed_power = StrictBooleanField(
+        default=False,
+        help_text="Terrifying Sealed Power: +1 to the statistic (more than half the HP lost).",
+    )
+    leader = StrictIntegerField(
+        required=False,
+        allow_null=True,
+        min_value=1,
+        help_text="Leadership: the friendly figure whose statistic the attacker uses.",
+    )
+    casting_gun = StrictCharField(
+        required=False,
+        allow_null=True,
+        max_length=100,
+        help_text="Casting Gun (a spell's attacks): the carried ranged weapon whose ACC is used.",
+    )
 
 
 class PlayAttackDeclarationSerializer(StrictSerializer):
@@ -86,26 +158,29 @@ class PlayTransferSerializer(StrictSerializer):
     amount = StrictIntegerField(min_value=1, max_value=99)
 
 
-class PlayActionSerializer(PlayAttackDeclarationSerializer):
-    """One action. `type` says which; each type reads the keys it needs (see the summary).
+class PlayActionBody(PlayAttackDeclarationSerializer):
+    """Every key an action body may hold; `play.actions.PlayActionSerializer` adds its
+    `type`, from the registry of actions."""
 
-    `dice`: leave it out for the server's dice; send the dice rolled at the table to enter
-    them (marked so in the log, P5). Initiative takes rounds: `[[7, 7], [3, 9]]`.
-    """
-
-    type = serializers.ChoiceField(ACTION_TYPES)
     figure = StrictIntegerField(required=False, min_value=1)
     target = StrictIntegerField(required=False, min_value=1, allow_null=True)
     kind = serializers.ChoiceField(ATTACK_KINDS, required=False)
     weapon = StrictCharField(required=False, allow_null=True, max_length=100)
-    dice = serializers.JSONField(
+    dice = DiceField(
         required=False,
         allow_null=True,
         help_text="Dice rolled at the table (P5); leave it out for the server's. Refused "
         "with `entered-rolls-forbidden` (400) when the battle's `entered_rolls_allowed` is "
-        "false (its campaign's house rule, or the starter's choice).",
+        "false (its campaign's house rule, or the starter's choice). At most "
+        f"{bounds.MAX_DICE_PER_ROLL} dice; initiative: at most "
+        f"{bounds.MAX_INITIATIVE_ROUNDS} rounds of at most "
+        f"{bounds.MAX_DICE_PER_INITIATIVE_ROUND} dice.",
     )
-    transfers = PlayTransferSerializer(many=True, required=False, max_length=6)
+    transfers = BoundedListField(
+        child=PlayTransferSerializer(),
+        required=False,
+        max_length=bounds.MAX_TRANSFER_FRIENDS,
+    )
     spell = StrictCharField(required=False, max_length=100)
     anathema_aura = StrictBooleanField(default=False)
     empowered = StrictBooleanField(default=False)
@@ -113,13 +188,16 @@ class PlayActionSerializer(PlayAttackDeclarationSerializer):
     distance = StrictIntegerField(required=False, min_value=0, max_value=36)
     movement = serializers.ChoiceField(["none", "moved", "ran", "dashed"], default="moved")
     discard_climbing_gear = StrictBooleanField(default=False)
-    count = StrictIntegerField(default=1, min_value=1, max_value=12)
-    reason = StrictCharField(required=False, allow_blank=True, max_length=100)
+    count = StrictIntegerField(default=1, min_value=1, max_value=bounds.MAX_DICE_PER_ROLL)
+    reason = StrictCharField(
+        required=False, allow_blank=True, max_length=bounds.MAX_REASON_CHARACTERS
+    )
     hp = StrictIntegerField(required=False, allow_null=True, min_value=0, max_value=99)
     status = serializers.ChoiceField(FIGURE_STATUSES, required=False, allow_null=True)
-    markers = serializers.DictField(
+    markers = BoundedDictField(
         child=StrictIntegerField(min_value=-9, max_value=9),
         required=False,
+        max_items=len(table.state.MARKERS),  # each kind of marker once
         help_text="Markers to add (or, negative, remove): " + ", ".join(table.state.MARKERS),
     )
     discard = serializers.ChoiceField(
@@ -127,16 +205,57 @@ class PlayActionSerializer(PlayAttackDeclarationSerializer):
     )
     forget = StrictCharField(required=False, allow_null=True, max_length=100)
     activated = StrictBooleanField(required=False, allow_null=True)
-    note = StrictCharField(required=False, allow_blank=True, max_length=200)
+    note = StrictCharField(required=False, allow_blank=True, max_length=bounds.MAX_NOTE_CHARACTERS)
+    decision = StrictIntegerField(
+        required=False,
+        allow_null=True,
+        min_value=1,
+        help_text="The waiting decision answered (the battle's `decisions`); none: the latest.",
+    )
+    sealed_power = StrictBooleanField(
+        default=False, help_text="Terrifying Sealed Power: +1 CA (more than half the HP lost)."
+    )
+    leader = StrictIntegerField(
+        required=False,
+        allow_null=True,
+        min_value=1,
+        help_text="Leadership: the friendly figure whose CA the caster uses.",
+    )
+    dispel = serializers.ChoiceField(
+        list(table.state.MARKERS),
+        required=False,
+        allow_null=True,
+        help_text="Dispel Magic at 1-2 successes on a target with several effects: the one "
+        "to remove.",
+    )
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        dice = attrs.get("dice")
+        if isinstance(dice, list):
+            problem = _dice_problem(dice, initiative=attrs.get("type") == "initiative")
+            if problem is not None:
+                raise serializers.ValidationError({"dice": problem})
+        return attrs
+
+
+class PlaySpellDeclarationSerializer(StrictSerializer):
+    figure = StrictIntegerField(min_value=1, help_text="The caster's id.")
+    spell = StrictCharField(max_length=100)
+    anathema_aura = StrictBooleanField(default=False)
+    empowered = StrictBooleanField(default=False)
+    chosen = StrictIntegerField(required=False, allow_null=True, min_value=1, max_value=6)
+    sealed_power = StrictBooleanField(default=False)
+    leader = StrictIntegerField(required=False, allow_null=True, min_value=1)
 
 
 class PlayEndSerializer(StrictSerializer):
     winner = StrictIntegerField(
         allow_null=True, min_value=0, max_value=5, help_text="The winning side, null: a draw."
     )
-    objectives = serializers.DictField(
+    objectives = BoundedDictField(
         child=StrictIntegerField(min_value=0, max_value=10),
         required=False,
+        max_items=bounds.MAX_FIGURES,
         help_text="Objectives per figure id (R14b: 0 to 10).",
     )
 
@@ -157,14 +276,33 @@ class PlayFigureSerializer(serializers.Serializer):
     status = serializers.ChoiceField(FIGURE_STATUSES)
     activated = serializers.BooleanField()
     markers = serializers.DictField(child=serializers.IntegerField())
+    lapses = serializers.DictField(
+        child=serializers.IntegerField(),
+        help_text="A timed marker -> the figure's activation (its `activations` count) at "
+        "whose start (Inspire, Fortify) or end (Clock Up, Extreme Speed, Disarming Shot, Aim "
+        "for the Legs) it lapses (P8).",
+    )
+    activations = serializers.IntegerField(help_text="Activations begun this battle.")
     discarded = serializers.ListField(child=serializers.CharField())
     forgotten = serializers.ListField(child=serializers.CharField())
+    spent = serializers.ListField(
+        child=serializers.CharField(), help_text="Once-a-battle uses spent (Hidden Explosives)."
+    )
+    gamble = serializers.IntegerField(
+        allow_null=True,
+        help_text="Deadly Gamble's named enemy: shown to the figure's own side only.",
+    )
 
 
 class PlaySideSerializer(serializers.Serializer):
     position = serializers.IntegerField()
     force = serializers.CharField()
     player = serializers.CharField()
+    invited = serializers.CharField(
+        allow_null=True,
+        help_text="A force from its share link: its owner, invited to take the side over "
+        "(the starter plays it until they accept). null: nobody is invited.",
+    )
     figures = PlayFigureSerializer(many=True)
 
 
@@ -212,6 +350,39 @@ class PlaySpellAttackDeclarationSerializer(StrictSerializer):
     situation = PlaySituationSerializer(required=False)
 
 
+class PlayFriendSerializer(serializers.Serializer):
+    figure = serializers.IntegerField()
+    limit = serializers.IntegerField(
+        allow_null=True, help_text="The most it may take (FR; Inspire raises it); null: any."
+    )
+
+
+class PlayDecisionSerializer(serializers.Serializer):
+    id = serializers.IntegerField(help_text="Send it as the answer's `decision`.")
+    kind = serializers.ChoiceField(DECISION_KINDS)
+    side = serializers.IntegerField(help_text="The side that decides (P9).")
+    figure = serializers.IntegerField(help_text="The attacked figure.")
+    attacker = serializers.IntegerField()
+    damage = serializers.IntegerField(
+        allow_null=True, help_text="Transfer: the attack's damage, every die of it."
+    )
+    inches = serializers.IntegerField(allow_null=True, help_text="Dodge for Cover: how far.")
+    friends = PlayFriendSerializer(many=True, help_text="Transfer: who may take damage.")
+    yours = serializers.BooleanField(help_text="Whether the reader answers it.")
+    words = serializers.CharField()
+
+
+class PlayUndoSerializer(serializers.Serializer):
+    seq = serializers.IntegerField()
+    kind = serializers.CharField()
+    words = serializers.CharField()
+    side = serializers.IntegerField(
+        allow_null=True, help_text="Whose action it is; null: the battle's (either player)."
+    )
+    player = serializers.CharField(allow_null=True, help_text="Who may undo it; null: either.")
+    yours = serializers.BooleanField(help_text="Whether the reader may undo it (P9).")
+
+
 class PlayBattleSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     url = serializers.URLField()
@@ -219,13 +390,24 @@ class PlayBattleSerializer(serializers.Serializer):
     status = serializers.ChoiceField(BATTLE_STATUSES)
     version = serializers.IntegerField(help_text="Bumped by every action; the ETag's value.")
     campaign = serializers.IntegerField(allow_null=True)
-    spectator_url = serializers.URLField(help_text="Read-only link for anyone.")
+    spectator_url = serializers.URLField(
+        allow_null=True,
+        help_text="Read-only link for anyone who has it; null once a side withdrew it "
+        "(`spectator-link/`).",
+    )
     entered_rolls_allowed = serializers.BooleanField(
         help_text="P5: false when the battle takes the server's dice only (copied from its "
         "campaign's house rule when it started, or chosen by the starter)."
     )
     may_act = serializers.BooleanField()
+    my_sides = serializers.ListField(
+        child=serializers.IntegerField(),
+        help_text="The sides the reader plays (P9: they act and undo for these only).",
+    )
     turn = serializers.IntegerField()
+    activating = serializers.IntegerField(
+        allow_null=True, help_text="The figure whose activation is under way (P8)."
+    )
     initiative = PlayInitiativeSerializer(allow_null=True)
     acting_side = serializers.IntegerField(allow_null=True)
     sides = PlaySideSerializer(many=True)
@@ -237,6 +419,38 @@ class PlayBattleSerializer(serializers.Serializer):
         help_text="A Destruction spell (or Dragon Slayer) cast whose ranged attacks are still "
         "to be rolled: post `spell-attack` actions, one per target. null when none waits.",
     )
+    decisions = PlayDecisionSerializer(
+        many=True,
+        help_text="The attacked side's decisions waiting for its answer (P9): `transfer`, "
+        "`dodge` or `pass` actions answer them.",
+    )
+    undo = PlayUndoSerializer(
+        allow_null=True, help_text="What undo would take back, and whose it is (P9)."
+    )
+
+
+class PlayActionResultSerializer(serializers.Serializer):
+    seq = serializers.IntegerField()
+    kind = serializers.CharField()
+    words = serializers.CharField()
+    dice = serializers.ListField(child=serializers.IntegerField())
+    entered = serializers.BooleanField()
+    side = serializers.IntegerField(allow_null=True)
+    detail = serializers.DictField(help_text="What the action's entry shows of its result.")
+
+
+class PlayActionAnswerSerializer(PlayBattleSerializer):
+    result = PlayActionResultSerializer(help_text="The action just done, as its entry shows it.")
+
+
+class PlayInvitationSerializer(serializers.Serializer):
+    battle = serializers.IntegerField()
+    scenario = serializers.CharField()
+    started_by = serializers.CharField()
+    position = serializers.IntegerField(help_text="The side you are invited to take over.")
+    force = serializers.CharField(help_text="Your force, as the battle copied it.")
+    accept_url = serializers.URLField()
+    decline_url = serializers.URLField()
 
 
 class PlayBattleListItemSerializer(serializers.Serializer):
@@ -253,6 +467,21 @@ class PlayModifierSerializer(serializers.Serializer):
     applies_to = serializers.CharField()
     amount = serializers.IntegerField()
     source = serializers.CharField()
+
+
+class PlayTierOddsSerializer(serializers.Serializer):
+    label = serializers.CharField(help_text="Successes, as printed; 'No effect' first.")
+    effect = serializers.CharField()
+    chance = serializers.CharField(help_text="Exact, as a fraction.")
+    percent = serializers.FloatField()
+
+
+class PlaySpellOddsSerializer(serializers.Serializer):
+    dice = serializers.IntegerField()
+    difficulty = serializers.IntegerField()
+    bonus_successes = serializers.IntegerField(help_text="Supreme Spell Mastery's success.")
+    modifiers = PlayModifierSerializer(many=True)
+    tiers = PlayTierOddsSerializer(many=True)
 
 
 class PlayAttackOddsSerializer(serializers.Serializer):

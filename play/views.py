@@ -19,7 +19,13 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db.models import prefetch_related_objects
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotModified
+from django.http import (
+    Http404,
+    HttpRequest,
+    HttpResponse,
+    HttpResponseBadRequest,
+    HttpResponseNotModified,
+)
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.cache import patch_cache_control, patch_vary_headers
@@ -32,7 +38,16 @@ from dbd_site.compression import shows_secret
 from dbd_site.errors import DomainError, Invalid, NotFound
 from dbd_site.inputs import is_whole_number, whole_number
 from dbd_site.rendering import is_htmx, render_page
-from play import actions, api, forms, presenters, selectors, serializers, services, table
+from play import (
+    actions,
+    api,
+    forms,
+    presenters,
+    selectors,
+    services,
+    sharing,
+    table,
+)
 from play.models import Battle
 from roster import selectors as roster_selectors
 from rules.loader import get_catalogue
@@ -65,8 +80,76 @@ def battle_list(request: HttpRequest) -> HttpResponse:
     return render(
         request,
         "play/list.html",
-        {"battles": battles, "force_id": force_id if is_whole_number(force_id) else ""},
+        {
+            "battles": battles,
+            "invitations": list(selectors.invitations_for(user=request.user)[:50]),
+            "force_id": force_id if is_whole_number(force_id) else "",
+        },
     )
+
+
+@login_required
+@require_POST
+def invitation(request: HttpRequest, battle_id: int) -> HttpResponse:
+    """Accept (take over the side that plays your shared force) or decline an invitation
+    from the battle list (`play.sharing`)."""
+    if not selectors.is_invited(user=request.user, battle_id=battle_id):
+        raise Http404("No such invitation.")
+    answer = request.POST.get("answer")
+    if answer not in ("accept", "decline"):
+        return HttpResponseBadRequest("Accept or decline the invitation.")
+    try:
+        if answer == "accept":
+            sharing.accept_invitation(battle_id=battle_id, user=request.user)
+        else:
+            sharing.decline_invitation(battle_id=battle_id, user=request.user)
+    except DomainError as error:
+        for message in presenters.error_messages(error):
+            messages.error(request, message)
+        return redirect("play:list")
+    if answer == "accept":
+        messages.success(request, "The side is yours: you play your force in this battle.")
+        return redirect("play:battle", battle_id=battle_id)
+    messages.success(request, "Declined: the battle's starter keeps playing your force's side.")
+    return redirect("play:list")
+
+
+@login_required
+@require_http_methods(["GET", "HEAD", "POST"])
+@not_found_is_404
+def spectator_link(request: HttpRequest, battle_id: int) -> HttpResponse:
+    """Replace or withdraw the battle's spectator link: a page that asks first (the
+    screen links here), then the change (`play.sharing`)."""
+    battle = selectors.get_battle(user=request.user, battle_id=battle_id)
+    if request.method == "POST":
+        do = request.POST.get("do")
+        try:
+            if do == "replace":
+                sharing.replace_spectator_link(battle=battle, by=request.user)
+                messages.success(request, "A new spectator link: the old one no longer works.")
+            elif do == "withdraw":
+                sharing.withdraw_spectator_link(battle=battle, by=request.user)
+                messages.success(request, "The spectator link is withdrawn: nobody can watch.")
+            else:
+                raise Invalid("invalid", "Replace or withdraw the link.", pointer="/do")
+        except DomainError as error:
+            context = {"battle": battle, "errors": presenters.error_messages(error)}
+            return render(request, "play/spectator_link.html", context, status=error.status)
+        return redirect("play:battle", battle_id=battle.pk)
+    context = {
+        "battle": battle,
+        "errors": [],
+        "may_act": selectors.may_act(battle=battle, user=request.user),
+        "spectator_url": _spectator_url(request, battle),
+    }
+    shows_secret(request)  # the spectator link
+    return render(request, "play/spectator_link.html", context)
+
+
+def _spectator_url(request: HttpRequest, battle: Battle) -> str:
+    if not battle.spectator_token:
+        return ""
+    return request.build_absolute_uri(reverse("play:watch", args=[battle.spectator_token]))
 
 
 @login_required
@@ -146,19 +229,21 @@ def _screen_context(
     request: HttpRequest,
     battle: Battle,
     *,
-    may_act: bool,
+    viewer_sides: frozenset[int],
     watching: bool = False,
     forms: bool = True,
-    can_undo: bool | None = None,
 ) -> dict[str, Any]:
     """What the screen shows; `forms=False` for the state panel alone (a poll, or the
-    answer to an action), which needs no form choices and no odds. `can_undo` when the
-    caller knows it (`selectors.battle_view`)."""
-    view = selectors.battle_view(battle=battle, log_limit=SCREEN_LOG_LINES, can_undo=can_undo)
+    answer to an action), which needs no form choices and no odds. `viewer_sides`: the
+    sides the reader plays (P9); none for a watcher. After the end, no controls."""
+    view = selectors.battle_view(
+        battle=battle, log_limit=SCREEN_LOG_LINES, viewer_sides=viewer_sides
+    )
     context: dict[str, Any] = {
         "battle": battle,
         "view": view,
-        "may_act": may_act and battle.status == Battle.Status.PLAYING,
+        "may_act": bool(viewer_sides) and battle.status == Battle.Status.PLAYING,
+        "is_side": bool(viewer_sides),  # a side's player, playing or not: may change links
         "watching": watching,
         "screen_log_lines": SCREEN_LOG_LINES,
         "state_url": (
@@ -178,9 +263,7 @@ def _screen_context(
     first_spell = next((options[0][0] for _, options in spell_options if options), None)
     context.update(
         {
-            "spectator_url": request.build_absolute_uri(
-                reverse("play:watch", args=[battle.spectator_token])
-            ),
+            "spectator_url": _spectator_url(request, battle),
             "spell_options": spell_options,
             "dice_entry_off": presenters.dice_entry_off(battle),
             "forgettable": presenters.forgettable(view.figures, catalogue),
@@ -208,14 +291,16 @@ def _screen(request: HttpRequest, battle: Battle, **kw: Any) -> HttpResponse:
 @not_found_is_404
 def battle_page(request: HttpRequest, battle_id: int) -> HttpResponse:
     battle = selectors.get_battle(user=request.user, battle_id=battle_id)
-    return _screen(request, battle, may_act=selectors.may_act(battle=battle, user=request.user))
+    return _screen(
+        request, battle, viewer_sides=selectors.player_sides(battle=battle, user=request.user)
+    )
 
 
 @require_GET
 @not_found_is_404
 def watch(request: HttpRequest, token: str) -> HttpResponse:
     battle = selectors.get_battle_by_token(token=token)
-    return _screen(request, battle, may_act=False, watching=True)
+    return _screen(request, battle, viewer_sides=frozenset(), watching=True)
 
 
 def _unchanged() -> HttpResponse:
@@ -241,8 +326,12 @@ def _state(
     else:
         battle = read()
         etag = api.etag_of(battle.version)
-        may_act = not watching and selectors.may_act(battle=battle, user=request.user)
-        context = _screen_context(request, battle, may_act=may_act, watching=watching, forms=False)
+        mine = (
+            frozenset() if watching else selectors.player_sides(battle=battle, user=request.user)
+        )
+        context = _screen_context(
+            request, battle, viewer_sides=mine, watching=watching, forms=False
+        )
         response = render(request, "play/battle.html#state", context)
     response["ETag"] = etag
     patch_cache_control(response, private=True, no_cache=True)
@@ -280,7 +369,6 @@ def _after(
     said: str = "",
     errors: list[str] | None = None,
     status: int = 200,
-    can_undo: bool | None = None,
 ) -> HttpResponse:
     if not is_htmx(request):
         if errors:
@@ -293,10 +381,8 @@ def _after(
     # version, and refuse a battle that has ended): it is the battle as stored. After a
     # refusal the battle is read again, as another player may have moved it on.
     fresh = battle if not errors else Battle.objects.select_related("campaign").get(pk=battle.pk)
-    # An action done is an action by one of the battle's players (the services refuse
-    # anyone else): only a refusal leaves it to be asked.
-    may_act = not errors or selectors.may_act(battle=fresh, user=request.user)
-    context = _screen_context(request, fresh, may_act=may_act, forms=False, can_undo=can_undo)
+    mine = selectors.player_sides(battle=fresh, user=request.user)
+    context = _screen_context(request, fresh, viewer_sides=mine, forms=False)
     context.update({"said": said, "errors": errors or []})
     response = render(request, "play/battle.html#answer", context, status=status)
     response["ETag"] = api.etag_of(fresh.version)  # what the page's next poll sends back
@@ -310,14 +396,13 @@ def _after(
 def act(request: HttpRequest, battle_id: int) -> HttpResponse:
     battle = selectors.get_battle(user=request.user, battle_id=battle_id)
     try:
-        body = serializers.PlayActionSerializer(data=forms.body_from_post(request.POST))
+        body = actions.PlayActionSerializer(data=forms.body_from_post(request.POST))
         body.is_valid(raise_exception=True)
         action = actions.perform(battle, request.user, dict(body.validated_data))
     except (DomainError, ValidationError) as error:
         status = error.status if isinstance(error, DomainError) else 400
         return _after(request, battle, errors=presenters.error_messages(error), status=status)
-    # The action just stored is the last one, not undone, and not the start or the end.
-    return _after(request, battle, said=action.words, can_undo=True)
+    return _after(request, battle, said=action.words)
 
 
 @login_required
@@ -328,7 +413,7 @@ def odds(request: HttpRequest, battle_id: int) -> HttpResponse:
     without JavaScript, the whole screen with them ("Show the odds")."""
     battle = selectors.get_battle(user=request.user, battle_id=battle_id)
     context = _screen_context(
-        request, battle, may_act=selectors.may_act(battle=battle, user=request.user)
+        request, battle, viewer_sides=selectors.player_sides(battle=battle, user=request.user)
     )
     if not is_htmx(request):
         shows_secret(request)  # the whole screen has the spectator link

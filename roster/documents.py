@@ -177,7 +177,6 @@ declare_codes(
         "too-long": "A text longer than allowed.",
         "blank": "A text that is only spaces.",
         "out-of-range": "A number outside the range allowed.",
-        "too-many-items": "A list with more entries than allowed.",
         "invalid-purchase": "A purchase that is neither a statistic line nor a skill.",
         "parse-error": "The body is not valid JSON (UTF-8).",
     }

@@ -12,7 +12,12 @@ at the two instances). Then shows:
 4. slow clients (headers or body never finished), more than all workers, wait in nginx:
    everyone else is still answered;
 5. under `wrk` load through the proxy, one instance killed (SIGKILL) loses no acknowledged
-   write, and the proxy keeps answering: no errors beyond the requests in flight.
+   write, and the proxy keeps answering: no errors beyond the requests in flight;
+6. the limits hold exactly under parallel connections, across both instances (restarted
+   with hour-long API windows, so that no window ends during a check): the anonymous and
+   the per-user API limits, the log-in lock-out (not reset by another account's log-in or
+   by a sign-up, and exact under parallel guesses) and the API token cap (30 creations at
+   once make 20 tokens).
 
 It measures requests/s and p99 through the proxy with two instances and with one. It
 prints what it found, exits non-zero if any check failed, and removes everything it
@@ -52,6 +57,25 @@ NGINX_CONF = ROOT / "deploy" / "nginx.conf"
 ANON_LIMIT = 60  # the documented default, API_THROTTLE_ANON
 USERNAME = "two-servers"
 PASSWORD = "two-servers-pass-4821"
+# Check 6's accounts: three whose passwords are guessed, one that guesses and logs in to
+# its own, one whose tokens are made at once, one whose token calls the API.
+VICTIMS = ("victim-one", "victim-two", "victim-three")
+GUESSER, TOOLSMITH, API_USER = "guesser", "toolsmith", "api-user"
+MAKE_ACCOUNTS = f"""
+import json
+from django.contrib.auth import get_user_model
+from accounts.tokens import create_api_token
+users = get_user_model().objects
+for name in {(USERNAME, *VICTIMS, GUESSER, TOOLSMITH, API_USER)!r}:
+    users.create_user(name, password={PASSWORD!r})
+_, raw = create_api_token(user=users.get(username={API_USER!r}), name="two servers")
+print(json.dumps({{"token": raw}}))
+"""
+# Check 6's limits: the documented counts, over an hour instead of a minute (see 6).
+HOUR_RATES = {"API_THROTTLE_ANON": "60/hour", "API_THROTTLE_USER": "120/hour"}
+USER_LIMIT = 120
+FAILURE_LIMIT = 5  # AXES_FAILURE_LIMIT's default
+TOKEN_CAP = 20  # accounts.tokens.MAX_TOKENS_PER_USER
 DEBIAN = {
     "nginx": "/usr/sbin/nginx",
     "wrk": "/usr/bin/wrk",
@@ -190,8 +214,13 @@ def call(
     headers: dict[str, str] | None = None,
     body: bytes | None = None,
     timeout: float = 30,
+    source: str | None = None,
 ) -> Answer:
-    connection = http.client.HTTPConnection(LOOPBACK, port, timeout=timeout)
+    """One request on a connection of its own; `source`: the loopback address it comes
+    from (127.0.0.2 and so on), so that each check counts against an address of its own."""
+    connection = http.client.HTTPConnection(
+        LOOPBACK, port, timeout=timeout, source_address=(source, 0) if source else None
+    )
     sent = {"Host": f"{LOOPBACK}:{port}", **(headers or {})}
     if cookies:
         sent["Cookie"] = "; ".join(f"{k}={v}" for k, v in cookies.items())
@@ -398,43 +427,18 @@ def main() -> int:
     subprocess.run([*manage, "migrate", "--noinput", "-v0"], env=site_env, check=True, cwd=ROOT)
     subprocess.run([*manage, "loaddata", "rules", "-v0"], env=site_env, check=True, cwd=ROOT)
     subprocess.run([*manage, "refresh_evaluations"], env=site_env, check=True, cwd=ROOT)
-    subprocess.run(
-        [
-            *manage,
-            "shell",
-            "-c",
-            "from django.contrib.auth import get_user_model; "
-            f"get_user_model().objects.create_user({USERNAME!r}, password={PASSWORD!r})",
-        ],
+    made = subprocess.run(
+        [*manage, "shell", "-c", MAKE_ACCOUNTS],
         env=site_env,
         check=True,
         cwd=ROOT,
-        stdout=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
     )
+    api_token = json.loads(made.stdout.strip().splitlines()[-1])["token"]
 
     ports = {"A": free_port(), "B": free_port()}
-    instances = {
-        name: start(
-            f"instance {name}",
-            [
-                str(BIN / "gunicorn"),
-                "dbd_site.wsgi",
-                "-b",
-                f"{LOOPBACK}:{port}",
-                "-w",
-                str(args.workers),
-            ],
-            env=site_env,
-            log=work / f"instance-{name}.log",
-        )
-        for name, port in ports.items()
-    }
-    for name, port in ports.items():
-        wait_until(
-            f"instance {name}",
-            lambda port=port: _answers(port, "/healthz") == 200,
-            seconds=60,
-        )
+    instances = start_instances(ports, site_env, work, args)
     say(f"instances A on :{ports['A']}, B on :{ports['B']} ({args.workers} workers each)")
 
     proxy_port = free_port()
@@ -469,6 +473,8 @@ def main() -> int:
         check_failover(
             findings, proxy_port, ports, instances, cookies, force_id, database_url, args
         )
+        instances = restart(instances, ports, {**site_env, **HOUR_RATES}, work, args)
+        check_limits(findings, proxy_port, api_token, database_url)
         completed = True
     finally:
         if findings.failed or not completed:
@@ -772,6 +778,208 @@ def check_failover(
         f"  failover:      {errors} errors in {failover.requests} requests; "
         f"{len(lost)} acknowledged writes lost"
     )
+
+
+def start_instances(
+    ports: dict[str, int], env: dict[str, str], work: Path, args: argparse.Namespace
+) -> dict[str, subprocess.Popen]:
+    instances = {
+        name: start(
+            f"instance {name}",
+            [
+                str(BIN / "gunicorn"),
+                "dbd_site.wsgi",
+                "-b",
+                f"{LOOPBACK}:{port}",
+                "-w",
+                str(args.workers),
+            ],
+            env=env,
+            log=work / f"instance-{name}.log",
+        )
+        for name, port in ports.items()
+    }
+    for name, port in ports.items():
+        wait_until(
+            f"instance {name}",
+            lambda port=port: _answers(port, "/healthz") == 200,
+            seconds=60,
+        )
+    return instances
+
+
+def restart(
+    instances: dict[str, subprocess.Popen],
+    ports: dict[str, int],
+    env: dict[str, str],
+    work: Path,
+    args: argparse.Namespace,
+) -> dict[str, subprocess.Popen]:
+    for process in instances.values():
+        stop(process)
+    return start_instances(ports, env, work, args)
+
+
+def at_once(connections: int, each: int, request) -> list[Answer | None]:
+    """`connections` threads released together, each making `each` requests one after the
+    other (`request(i)`): that many connections open at any moment. None: no answer."""
+    barrier = threading.Barrier(connections)
+    answers: list[list[Answer | None]] = [[] for _ in range(connections)]
+
+    def run(i: int) -> None:
+        barrier.wait(timeout=30)
+        for _ in range(each):
+            try:
+                answers[i].append(request(i))
+            except OSError:
+                answers[i].append(None)
+
+    threads = [threading.Thread(target=run, args=(i,), daemon=True) for i in range(connections)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    return [answer for per_thread in answers for answer in per_thread]
+
+
+def tally(answers: list[Answer | None]) -> dict[int | str, int]:
+    counts: dict[int | str, int] = {}
+    for answer in answers:
+        key: int | str = answer.status if answer is not None else "no answer"
+        counts[key] = counts.get(key, 0) + 1
+    return dict(sorted(counts.items(), key=str))
+
+
+def form_cookies(proxy: int, path: str, source: str) -> dict[str, str]:
+    """A form's CSRF cookie, got as a browser would (its token goes in X-CSRFToken)."""
+    page = call(proxy, "GET", path, source=source)
+    if page.status != 200 or "csrftoken" not in page.cookies:
+        raise SystemExit(f"no form at {path} ({page.status})")
+    return page.cookies
+
+
+def post_form(
+    proxy: int, path: str, cookies: dict[str, str], fields: dict[str, str], source: str
+) -> Answer:
+    return call(
+        proxy,
+        "POST",
+        path,
+        cookies=cookies,
+        headers={
+            "Content-Type": "application/x-www-form-urlencoded",
+            "X-CSRFToken": cookies["csrftoken"],
+        },
+        body=urllib.parse.urlencode(fields).encode(),
+        source=source,
+    )
+
+
+def check_limits(findings: Findings, proxy: int, api_token: str, database_url: str) -> None:
+    step("6. limits under parallel connections, through the proxy to both instances")
+    url = "/api/v1/rules/societies/"
+
+    anonymous = at_once(6, 30, lambda i: call(proxy, "GET", url, source="127.0.0.2"))
+    counts = tally(anonymous)
+    findings.check(
+        counts == {200: ANON_LIMIT, 429: 180 - ANON_LIMIT},
+        f"anonymous API, 6 connections, 180 requests: exactly {ANON_LIMIT} answered",
+        f"{counts}",
+    )
+    answered = [a for a in anonymous if a is not None]
+    findings.check(
+        all(a.headers.get("ratelimit-limit") == str(ANON_LIMIT) for a in answered)
+        and all("ratelimit-remaining" in a.headers for a in answered)
+        and all(a.headers.get("retry-after") for a in answered if a.status == 429),
+        "every answer carries RateLimit-*, every 429 Retry-After",
+    )
+    by_token = {"Authorization": f"Token {api_token}"}
+    one_user = at_once(
+        4, 45, lambda i: call(proxy, "GET", url, headers=by_token, source=f"127.0.1.{i + 1}")
+    )
+    counts = tally(one_user)
+    findings.check(
+        counts == {200: USER_LIMIT, 429: 180 - USER_LIMIT},
+        f"one user from 4 addresses, 4 connections, 180 requests: exactly {USER_LIMIT}",
+        f"{counts}",
+    )
+
+    def guess(victim: str, cookies: dict[str, str], source: str, password: str = "wrong") -> int:
+        fields = {"username": victim, "password": password}
+        return post_form(proxy, "/accounts/login/", cookies, fields, source).status
+
+    first, second, third = VICTIMS
+    here = "127.0.0.4"
+    cookies = form_cookies(proxy, "/accounts/login/", here)
+    before = [guess(first, cookies, here) for _ in range(FAILURE_LIMIT - 1)]
+    own = guess(GUESSER, cookies, here, PASSWORD)
+    after = guess(first, cookies, here)
+    right = guess(first, cookies, here, PASSWORD)
+    findings.check(
+        (before, own, after, right) == ([200] * (FAILURE_LIMIT - 1), 302, 429, 429),
+        "lock-out: four wrong guesses, a log-in to one's own account, the fifth guess is "
+        "locked out, and so is the victim's right password",
+        f"{before}, own log-in {own}, then {after}, right password {right}",
+    )
+    here = "127.0.0.5"
+    cookies = form_cookies(proxy, "/accounts/login/", here)
+    before = [guess(second, cookies, here) for _ in range(FAILURE_LIMIT - 1)]
+    signup_cookies = form_cookies(proxy, "/accounts/signup/", here)
+    fields = {"username": "newcomer", "password1": PASSWORD, "password2": PASSWORD}
+    signed_up = post_form(proxy, "/accounts/signup/", signup_cookies, fields, here).status
+    after = guess(second, cookies, here)
+    findings.check(
+        (before, signed_up, after) == ([200] * (FAILURE_LIMIT - 1), 302, 429),
+        "lock-out: four wrong guesses, a sign-up (which logs in), the fifth is locked out",
+        f"{before}, sign-up {signed_up}, then {after}",
+    )
+    here = "127.0.0.6"
+    cookies = form_cookies(proxy, "/accounts/login/", here)
+    guesses = at_once(
+        12,
+        1,
+        lambda i: post_form(
+            proxy, "/accounts/login/", cookies, {"username": third, "password": f"guess-{i}"}, here
+        ),
+    )
+    counts = tally(guesses)
+    right = guess(third, cookies, here, PASSWORD)
+    findings.check(
+        counts == {200: FAILURE_LIMIT - 1, 429: 12 - FAILURE_LIMIT + 1} and right == 429,
+        "lock-out: 12 guesses at once, 4 refused as wrong, the rest and then the right "
+        "password locked out",
+        f"{counts}, right password {right}",
+    )
+
+    here = "127.0.0.7"
+    cookies = form_cookies(proxy, "/accounts/login/", here)
+    signed_in = post_form(
+        proxy, "/accounts/login/", cookies, {"username": TOOLSMITH, "password": PASSWORD}, here
+    )
+    session = {**cookies, **signed_in.cookies}
+    made = at_once(
+        30,
+        1,
+        lambda i: post_form(proxy, "/accounts/tokens/new/", session, {"name": f"tool {i}"}, here),
+    )
+    counts = tally(made)
+    with psycopg.connect(database_url) as connection:
+        (stored,) = connection.execute(
+            "SELECT count(*) FROM accounts_apitoken t JOIN auth_user u ON u.id = t.user_id "
+            "WHERE u.username = %s",
+            [TOOLSMITH],
+        ).fetchone()
+    findings.check(
+        signed_in.status == 302
+        and counts == {200: TOKEN_CAP, 409: 30 - TOKEN_CAP}
+        and stored == TOKEN_CAP,
+        f"API tokens: 30 made at once, exactly {TOKEN_CAP} stored, the rest refused (409)",
+        f"{counts}, {stored} stored",
+    )
+    step("measured (parallel connections through nginx)")
+    say(f"  anonymous API: {tally(anonymous).get(200, 0)} of 180 answered (limit {ANON_LIMIT})")
+    say(f"  one user's API: {tally(one_user).get(200, 0)} of 180 answered (limit {USER_LIMIT})")
+    say(f"  token creations: {tally(made).get(200, 0)} of 30 made, {stored} stored (cap 20)")
 
 
 def stop_plain(process: subprocess.Popen) -> None:

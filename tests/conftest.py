@@ -167,6 +167,17 @@ def catalogue_from_fixture(path: Path = RULES_FIXTURE) -> Catalogue:
     return replace(built, content_version=c.content_digest(built))
 
 
+def throttle_rates(*, anon: str = "100000/minute", user: str = "100000/minute"):
+    """The API's rates for a test (`override_settings`, as a decorator or a `with`)."""
+    from django.conf import settings
+    from django.test import override_settings
+
+    rates = {"anon": anon, "user": user}
+    return override_settings(
+        REST_FRAMEWORK={**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": rates}
+    )
+
+
 @pytest.fixture(autouse=True)
 def _empty_cache():
     """Each test starts with an empty cache (cached page fragments, throttle counters)."""

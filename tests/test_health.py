@@ -13,9 +13,9 @@ import pytest
 from django.db import IntegrityError, InterfaceError, OperationalError
 from django.test import Client, override_settings
 from redis.exceptions import ConnectionError as RedisConnectionError
-from rest_framework.throttling import AnonRateThrottle
 
 from dbd_site.api import server_error
+from tests.conftest import throttle_rates
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -68,8 +68,8 @@ def test_healthz_on_any_host_is_never_redirected(client):
 
 
 @pytest.mark.django_db
-def test_healthz_is_not_throttled_or_behind_a_log_in(client, monkeypatch):
-    monkeypatch.setattr(AnonRateThrottle, "rate", "1/minute", raising=False)
+@throttle_rates(anon="1/minute")
+def test_healthz_is_not_throttled_or_behind_a_log_in(client):
     assert [client.get("/healthz").status_code for _ in range(3)] == [200, 200, 200]
     assert client.get("/api/v1/rules/").status_code == 200
     assert client.get("/api/v1/rules/").status_code == 429

@@ -13,9 +13,11 @@ from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
 from django.core.cache.backends.db import DatabaseCache
 from django.test import RequestFactory, override_settings
-from rest_framework.throttling import AnonRateThrottle
 
 from dbd_site.client_address import client_address
+from dbd_site.models import RateCounter
+from dbd_site.throttles import scope_and_bucket
+from tests.conftest import throttle_rates
 
 ROOT = Path(__file__).resolve().parent.parent
 # Whatever the shell running the tests has set, each case states the whole environment.
@@ -128,15 +130,18 @@ def test_a_negative_proxy_count_stops_start_up():
 
 
 def anon_throttle_key(**headers: str) -> str:
+    """The anonymous API throttle's bucket for a request from 192.0.2.10 with `headers`."""
     request = RequestFactory().get("/api/v1/rules/", REMOTE_ADDR="192.0.2.10", **headers)
     request.user = AnonymousUser()
-    return AnonRateThrottle().get_cache_key(request, view=None)
+    scope, bucket = scope_and_bucket(request)
+    assert scope == "anon"
+    return bucket
 
 
 def test_with_no_trusted_proxy_a_forged_forwarded_for_changes_nothing():
     assert settings.REST_FRAMEWORK["NUM_PROXIES"] == 0
     plain = anon_throttle_key()
-    assert plain == "throttle_anon_192.0.2.10"
+    assert plain == "api:anon:192.0.2.10"
     for forged in ("203.0.113.7", "203.0.113.7, 198.51.100.1", "anything at all"):
         assert anon_throttle_key(HTTP_X_FORWARDED_FOR=forged) == plain
         request = RequestFactory().get("/", REMOTE_ADDR="192.0.2.10", HTTP_X_FORWARDED_FOR=forged)
@@ -149,22 +154,21 @@ def test_behind_one_proxy_the_client_is_the_address_the_proxy_saw():
         # it (to the left) is not trusted.
         seen = anon_throttle_key(HTTP_X_FORWARDED_FOR="198.51.100.1")
         forged = anon_throttle_key(HTTP_X_FORWARDED_FOR="203.0.113.7, 198.51.100.1")
-        assert seen == forged == "throttle_anon_198.51.100.1"
+        assert seen == forged == "api:anon:198.51.100.1"
         request = RequestFactory().get(
             "/", REMOTE_ADDR="192.0.2.10", HTTP_X_FORWARDED_FOR="203.0.113.7, 198.51.100.1"
         )
         assert client_address(request) == "198.51.100.1"
         # Nothing forwarded (a request that did not come through the proxy): the peer.
-        assert anon_throttle_key() == "throttle_anon_192.0.2.10"
+        assert anon_throttle_key() == "api:anon:192.0.2.10"
 
 
-def test_forged_forwarded_for_does_not_escape_the_anonymous_limit(client, monkeypatch):
-    # DRF reads the rates from the settings once, so the test sets the class's rate.
-    monkeypatch.setattr(AnonRateThrottle, "rate", "2/minute", raising=False)
-    url = "/api/v1/rules/"
-    assert client.get(url, HTTP_X_FORWARDED_FOR="203.0.113.1").status_code == 200
-    assert client.get(url, HTTP_X_FORWARDED_FOR="203.0.113.2").status_code == 200
-    refused = client.get(url, HTTP_X_FORWARDED_FOR="203.0.113.3")
+def test_forged_forwarded_for_does_not_escape_the_anonymous_limit(client):
+    with throttle_rates(anon="2/minute"):
+        url = "/api/v1/rules/"
+        assert client.get(url, HTTP_X_FORWARDED_FOR="203.0.113.1").status_code == 200
+        assert client.get(url, HTTP_X_FORWARDED_FOR="203.0.113.2").status_code == 200
+        refused = client.get(url, HTTP_X_FORWARDED_FOR="203.0.113.3")
     assert refused.status_code == 429
     assert [e["code"] for e in refused.json()["errors"]] == ["throttled"]
 
@@ -182,20 +186,18 @@ def test_forged_forwarded_for_does_not_escape_a_login_lock_out(client, django_us
 
 
 @pytest.mark.django_db
-def test_the_database_cache_counts_for_every_worker(client, monkeypatch):
+def test_the_database_cache_counts_for_every_worker(client):
     """Production without Redis: the throttle's count lives in the shared table, where any
-    other worker's or server's own cache connection finds it."""
-    monkeypatch.setattr(AnonRateThrottle, "rate", "2/minute", raising=False)
+    other worker's or server's own connection finds it and adds to it."""
     database_cache = {
         "BACKEND": "django.core.cache.backends.db.DatabaseCache",
         "LOCATION": settings.CACHE_TABLE,
     }
-    with override_settings(CACHES={"default": database_cache}):
+    with override_settings(CACHES={"default": database_cache}), throttle_rates(anon="2/minute"):
         assert client.get("/api/v1/rules/").status_code == 200
+        # Another worker: a connection of its own, the same table.
+        assert RateCounter.objects.get(bucket="rate:api:anon:127.0.0.1:60").hits == 1
         assert client.get("/api/v1/rules/").status_code == 200
-        # Another worker: a cache connection of its own, the same table.
-        other_worker = DatabaseCache(settings.CACHE_TABLE, {})
-        assert len(other_worker.get("throttle_anon_127.0.0.1")) == 2
         assert client.get("/api/v1/rules/").status_code == 429
-        other_worker.delete("throttle_anon_127.0.0.1")  # its count gone, for everyone
-        assert client.get("/api/v1/rules/").status_code == 200
+        RateCounter.objects.filter(bucket="rate:api:anon:127.0.0.1:60").delete()
+        assert client.get("/api/v1/rules/").status_code == 200  # its count gone, for all

@@ -10,7 +10,14 @@ from rest_framework.test import APIRequestFactory
 
 from accounts.authentication import ApiTokenAuthentication
 from accounts.models import ApiToken
-from accounts.tokens import MAX_TOKENS_PER_USER, create_api_token, digest_of, revoke_api_token
+from accounts.tokens import (
+    MAX_TOKENS_PER_USER,
+    TooManyTokens,
+    create_api_token,
+    digest_of,
+    revoke_api_token,
+)
+from dbd_site.errors import Conflict
 from tests.pages import html
 
 pytestmark = pytest.mark.django_db
@@ -130,10 +137,50 @@ def test_too_many_tokens_is_a_form_error(logged_in, user):
     page = html(logged_in.get(ACCOUNT_URL))
     assert "the most allowed" in page
     response = logged_in.post(CREATE_URL, {"name": "one more"})
-    assert response.status_code == 200
-    assert response.context["form"].non_field_errors()
+    assert response.status_code == 409  # the one table of statuses: a conflict
+    assert response.context["form"].errors == {"__all__": ["At most 20 tokens; revoke one first."]}
     assert 'class="form-errors" role="alert"' in html(response)
     assert ApiToken.objects.filter(user=user).count() == MAX_TOKENS_PER_USER
+
+
+def test_too_many_tokens_is_a_refusal_of_the_one_error_base(user):
+    for n in range(MAX_TOKENS_PER_USER):
+        create_api_token(user=user, name=f"token {n}")
+    with pytest.raises(TooManyTokens) as refused:
+        create_api_token(user=user, name="one more")
+    assert isinstance(refused.value, Conflict)
+    assert refused.value.status == 409
+    assert refused.value.as_dict() == {
+        "errors": [
+            {
+                "pointer": "",
+                "code": "too-many-tokens",
+                "message": "At most 20 tokens; revoke one first.",
+            }
+        ]
+    }
+    assert ApiToken.objects.filter(user=user).count() == MAX_TOKENS_PER_USER
+
+
+def test_the_api_handler_answers_too_many_tokens_in_its_shape(user):
+    from rest_framework.test import APIRequestFactory
+
+    from dbd_site.api import exception_handler
+
+    response = exception_handler(
+        TooManyTokens("too-many-tokens", "At most 20 tokens; revoke one first."),
+        {"request": APIRequestFactory().post("/api/v1/")},
+    )
+    assert response.status_code == 409
+    assert response.data == {
+        "errors": [
+            {
+                "pointer": "",
+                "code": "too-many-tokens",
+                "message": "At most 20 tokens; revoke one first.",
+            }
+        ]
+    }
 
 
 # --- Using a token ------------------------------------------------------------------------

@@ -7,13 +7,8 @@ writers queue on its write lock: `transaction_mode: IMMEDIATE` and a busy timeou
 barrier; nothing waits on time.
 """
 
-import threading
-from collections.abc import Callable
-from typing import Any
-
 import pytest
 from django.core.management import call_command
-from django.db import connections
 from django.db.models import Sum
 from django.test import Client
 from django.urls import reverse
@@ -26,6 +21,7 @@ from roster.models import Force, Member
 from rules.loader import clear_catalogue_cache
 from tests.campaign.conftest import freeform_force, record
 from tests.campaign.test_tallies import assert_tallies_recount
+from tests.concurrency import at_once
 from tests.roster.builders import student
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -36,29 +32,6 @@ def _rules_loaded(transactional_db):
     """Transactional tests flush the database after each test, the rules included."""
     call_command("loaddata", "rules", verbosity=0)
     clear_catalogue_cache()
-
-
-def at_once(count: int, work: Callable[[int], Any]) -> list[Any]:
-    """Run `work(i)` in `count` threads released together; each result or exception."""
-    barrier = threading.Barrier(count)
-    results: list[Any] = [None] * count
-
-    def run(i: int) -> None:
-        try:
-            barrier.wait(timeout=30)
-            results[i] = work(i)
-        except Exception as exc:
-            results[i] = exc
-        finally:
-            connections.close_all()  # each thread's own connection
-
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(count)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=120)
-    assert not any(thread.is_alive() for thread in threads)
-    return results
 
 
 def signed_in(user) -> Client:

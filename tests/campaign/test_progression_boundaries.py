@@ -5,6 +5,7 @@ words), so a setting that is refused for one reason is refused for no other.
 """
 
 import dataclasses
+import json
 from types import SimpleNamespace
 
 import pytest
@@ -313,3 +314,13 @@ def test_a_standing_counts_every_result_played():
     assert standing == progression.Standing(
         key="x", name="X", played=9, won=2, drawn=3, lost=4, points=2 * 3 + 3 * 1 + 4 * 0
     )
+
+
+# --- R15: an outcome is matched by its value ------------------------------------------------
+
+
+@pytest.mark.parametrize(("outcome", "resources"), [("win", 10), ("draw", 7), ("loss", 5)])
+def test_r15_an_outcome_read_from_json_earns_its_resources(outcome, resources):
+    """Outcomes come from requests and stored rows, not only from this module's own
+    strings: they are compared by value."""
+    assert progression.resources_earned(json.loads(json.dumps(outcome)), DEFAULT) == resources

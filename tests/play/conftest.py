@@ -5,9 +5,9 @@ import random
 import pytest
 
 from campaign import services as campaign_services
-from play import services
+from play import services, sharing
 from roster import services as roster_services
-from tests.roster.builders import emma, force, student
+from tests.roster.builders import emma, force, signed_in, student
 
 
 class Dice(random.Random):
@@ -54,17 +54,37 @@ def blue(campaign, bob):
 
 
 @pytest.fixture
+def alice_api(alice):
+    """Alice signed in to the API."""
+    return signed_in(alice)
+
+
+@pytest.fixture
+def bob_api(bob):
+    return signed_in(bob)
+
+
+@pytest.fixture
 def campaign_battle(campaign, alice, red, blue):
     return services.start_battle(
         by=alice, forces=[red.force, blue.force], scenario="Rooftop Duel", campaign=campaign
     )
 
 
+def two_players(starter, forces, scenario: str, *owners):
+    """A one-off the starter began with others' forces (as from their share links), each
+    owner having accepted to play their own side (`play.sharing`)."""
+    battle = services.start_battle(by=starter, forces=forces, scenario=scenario)
+    for owner in owners:
+        battle = sharing.accept_invitation(battle_id=battle.pk, user=owner)
+    return services.Battle.objects.get(pk=battle.pk)
+
+
 @pytest.fixture
 def one_off(alice, bob):
     mine = play_force(alice, "Alice's Club")
     theirs = play_force(bob, "Bob's Club")
-    return services.start_battle(by=alice, forces=[mine, theirs], scenario="Practice")
+    return two_players(alice, [mine, theirs], "Practice", bob)
 
 
 def ids(battle) -> dict[str, int]:
@@ -81,9 +101,7 @@ def against_blue(alice, bob, *members, name: str):
     """A one-off between Alice's force of `members` (legal) and Bob's play force."""
     mine = roster_services.import_force(owner=alice, document=force(*members, name=name))
     assert mine.is_legal, mine.evaluation["errors"]
-    return services.start_battle(
-        by=alice, forces=[mine, play_force(bob, "Blue Club")], scenario=name
-    )
+    return two_players(alice, [mine, play_force(bob, "Blue Club")], name, bob)
 
 
 def storm(alice, bob):

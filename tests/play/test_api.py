@@ -12,16 +12,6 @@ from tests.roster.builders import signed_in
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def alice_api(alice):
-    return signed_in(alice)
-
-
-@pytest.fixture
-def bob_api(bob):
-    return signed_in(bob)
-
-
 def url(battle, tail=""):
     return f"/api/v1/battles/{battle.pk}/{tail}"
 
@@ -40,7 +30,11 @@ def test_create_a_one_off_by_share_link_and_read_it(alice, bob, alice_api, bob_a
     data = response.json()
     assert response["ETag"] == 'W/"1"'
     assert [s["force"] for s in data["sides"]] == ["Mine", "Theirs"]
-    assert [s["player"] for s in data["sides"]] == ["alice", "bob"]
+    # Alice plays Bob's force until Bob accepts to take it over (play.sharing).
+    assert [(s["player"], s["invited"]) for s in data["sides"]] == [
+        ("alice", None),
+        ("alice", "bob"),
+    ]
     assert [f["name"] for f in data["sides"][1]["figures"]] == ["Emma", "Ann", "Ben", "Cat"]
     assert (data["turn"], data["initiative"], data["version"], data["may_act"]) == (
         1,
@@ -48,6 +42,11 @@ def test_create_a_one_off_by_share_link_and_read_it(alice, bob, alice_api, bob_a
         1,
         True,
     )
+    assert bob_api.get(f"/api/v1/battles/{data['id']}/").status_code == 404
+    accepted = bob_api.post(f"/api/v1/battles/invitations/{data['id']}/accept/")
+    assert accepted.status_code == 200
+    assert accepted.json()["may_act"] is True
+    assert [s["player"] for s in accepted.json()["sides"]] == ["alice", "bob"]
     assert bob_api.get(f"/api/v1/battles/{data['id']}/").json()["may_act"] is True
 
 

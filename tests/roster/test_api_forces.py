@@ -3,13 +3,12 @@
 import json
 
 import pytest
-from django.core.cache import cache
 from rest_framework.test import APIClient
-from rest_framework.throttling import UserRateThrottle
 
 from accounts.tokens import create_api_token
 from roster import api, engine, selectors, services
 from roster.models import Force, SkillRoll
+from tests.conftest import throttle_rates
 from tests.roster.builders import legal_force, signed_in, student
 from tests.roster.test_rolls import ScriptedDice
 
@@ -339,19 +338,14 @@ def test_a_session_needs_its_csrf_token_for_unsafe_methods(owner, saved):
     assert Force.objects.count() == 1
 
 
-def test_throttling_answers_429(owner_api, monkeypatch):
-    # DRF reads the rates from the settings once, so the test sets the class's rate.
-    monkeypatch.setattr(UserRateThrottle, "rate", "2/minute", raising=False)
-    cache.clear()
-    try:
-        assert owner_api.get(BASE).status_code == 200
-        assert owner_api.get(BASE).status_code == 200
-        response = owner_api.get(BASE)
-        assert response.status_code == 429
-        assert error_keys(response) == [("", "throttled")]
-        assert int(response.json()["retry_after"]) > 0
-    finally:
-        cache.clear()
+@throttle_rates(user="2/minute")
+def test_throttling_answers_429(owner_api):
+    assert owner_api.get(BASE).status_code == 200
+    assert owner_api.get(BASE).status_code == 200
+    response = owner_api.get(BASE)
+    assert response.status_code == 429
+    assert error_keys(response) == [("", "throttled")]
+    assert int(response.json()["retry_after"]) > 0
 
 
 def test_the_api_root_links_the_list(client):

@@ -318,3 +318,13 @@ def test_the_columns_fixed_once_a_member_has_fought_are_the_creation_choices():
         "xp",
         "level_ups",
     ]
+
+
+def test_the_schema_publishes_the_defaults_parsing_uses():
+    """The API schema shows each optional key's default: the one a member left without
+    that key gets."""
+    properties = documents.MEMBER_SCHEMA["properties"]
+    published = {name: spec["default"] for name, spec in properties.items() if "default" in spec}
+    used = {key.name: key.default for key in documents.MEMBER_KEYS if key.name in published}
+    assert published == used
+    assert set(published) == set(properties) - set(documents.MEMBER_SCHEMA["required"])
