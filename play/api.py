@@ -30,6 +30,8 @@ from dbd_site.compression import shows_secret
 from dbd_site.errors import Invalid, NotFound
 from dbd_site.inputs import is_whole_number, whole_number
 from dbd_site.parsers import JSONParser
+from idempotency.decorators import idempotent
+from idempotency.schema import IDEMPOTENCY_KEY
 from play import actions, presenters, selectors, serializers, services, sharing, table
 from play.models import BattleSide
 from roster import selectors as roster_selectors
@@ -87,14 +89,15 @@ def if_match_version(request: Any) -> int | None:
     return -1 if number is None else number
 
 
-def answer(request: Request, battle_id: int, status: int = 200) -> Response:
+def answer(
+    request: Request, battle_id: int, status: int = 200, result: dict[str, Any] | None = None
+) -> Response:
     battle = selectors.get_battle(user=request.user, battle_id=battle_id)
-    view = selectors.battle_view(battle=battle)
-    data = presenters.battle_json(
-        view,
-        may_act=selectors.may_act(battle=battle, user=request.user),
-        absolute=request.build_absolute_uri,
-    )
+    mine = selectors.player_sides(battle=battle, user=request.user)
+    view = selectors.battle_view(battle=battle, viewer_sides=mine)
+    data = presenters.battle_json(view, may_act=bool(mine), absolute=request.build_absolute_uri)
+    if result is not None:
+        data["result"] = result
     shows_secret(request)  # the spectator link
     response = Response(data, status=status)
     response["ETag"] = etag_of(battle.version)
@@ -267,25 +270,28 @@ class BattleWatchView(BattleApiView):
         operation_id="battles_actions_create",
         summary="Do something in the battle; answers the new state",
         description=(
-            "`type` is one of: " + ", ".join(serializers.ACTION_TYPES) + ". `figure` is the "
-            "figure acting (attacker, caster, healer, reviver, jumper, or the one changed). "
-            "`spell-attack` rolls the waiting cast's attacks (the battle's `spell_attacks`) "
-            "on `target`, with its `situation`: its caster is the attacker. "
-            "Leave `dice` out for the server's dice; send the dice rolled at the table to enter "
-            "them (marked so in the log). Only the battle's players act."
+            "`type` names the action; each reads its own keys (* needed). `figure` is the "
+            "figure acting. Leave `dice` out for the server's dice; send the dice rolled at "
+            "the table to enter them (marked so in the log). Only the battle's players act, "
+            "each for their own side's figures and decisions (P9: `not-your-figure`, 403); "
+            "an action that would change a figure a waiting Friendship decision concerns is "
+            "refused with `decision-pending` (409). The answer is the battle and `result`, "
+            "the action as its entry shows it.\n\n" + actions.described()
         ),
-        parameters=[BATTLE_ID, IF_MATCH, ETAG],
-        request=serializers.PlayActionSerializer,
-        responses={201: serializers.PlayBattleSerializer, **REFUSED, **COMMON},
+        parameters=[BATTLE_ID, IF_MATCH, IDEMPOTENCY_KEY, ETAG],
+        request=actions.PlayActionSerializer,
+        responses={201: serializers.PlayActionAnswerSerializer, **REFUSED, **COMMON},
         tags=TAGS,
     )
 )
 class BattleActionView(BattleApiView):
+    @idempotent
     def post(self, request: Request, battle_id: int) -> Response:
         battle = selectors.get_battle(user=request.user, battle_id=battle_id)
-        body = _body(serializers.PlayActionSerializer, request)
-        actions.perform(battle, request.user, body, if_match=if_match_version(request))
-        return answer(request, battle_id, status=201)
+        body = _body(actions.PlayActionSerializer, request)
+        action = actions.perform(battle, request.user, body, if_match=if_match_version(request))
+        shown = actions.REGISTRY[body["type"]].present(action)
+        return answer(request, battle_id, status=201, result=shown)
 
 
 @extend_schema_view(
@@ -339,21 +345,65 @@ class BattleSpellAttackOddsView(BattleApiView):
     def post(self, request: Request, battle_id: int) -> Response:
         battle = selectors.get_battle(user=request.user, battle_id=battle_id)
         body = _body(serializers.PlaySpellAttackDeclarationSerializer, request)
-        plan = services.plan_spell_attack(battle, body["target"], actions.situation_of(body))
+        plan = services.plan_spell_attack(
+            battle, table.spell_attacks.SpellAttack(body["target"], actions.situation_of(body))
+        )
         return Response(presenters.odds_json(plan))
 
 
 @extend_schema_view(
     post=extend_schema(
+        operation_id="battles_spell_odds",
+        summary="A spell's odds before casting: its dice, Difficulty, each tier's chance",
+        description=(
+            "P4: CA dice against the Difficulty (Spell Focus, Anathema Aura, Empowered "
+            "Blessings), Supreme Spell Mastery's success; the exact chance of each outcome "
+            "tier, and of no effect, as the screen shows it."
+        ),
+        parameters=[BATTLE_ID],
+        request=serializers.PlaySpellDeclarationSerializer,
+        responses={200: serializers.PlaySpellOddsSerializer, **REFUSED, **COMMON},
+        tags=TAGS,
+    )
+)
+class BattleSpellOddsView(BattleApiView):
+    serializer_class = serializers.PlaySpellOddsSerializer
+
+    def post(self, request: Request, battle_id: int) -> Response:
+        battle = selectors.get_battle(user=request.user, battle_id=battle_id)
+        body = _body(serializers.PlaySpellDeclarationSerializer, request)
+        plan = services.plan_spell(
+            battle,
+            table.spells.Cast(
+                body["figure"],
+                body["spell"],
+                anathema_aura=body["anathema_aura"],
+                empowered=body["empowered"],
+                chosen=body.get("chosen"),
+                sealed_power=body["sealed_power"],
+                leader=body.get("leader"),
+            ),
+        )
+        return Response(presenters.spell_odds_json(plan))
+
+
+@extend_schema_view(
+    post=extend_schema(
         operation_id="battles_undo",
-        summary="Undo the last action (last first)",
-        parameters=[BATTLE_ID, IF_MATCH, ETAG],
+        summary="Undo the last action (last first): your own side's, or the battle's",
+        description=(
+            "The battle's `undo` names the action undo would take back and whose it is. A "
+            "player undoes their own side's actions and the battle's own (initiative, a new "
+            "turn); the other side's are refused with `not-your-figure` (403, P9)."
+        ),
+        parameters=[BATTLE_ID, IF_MATCH, IDEMPOTENCY_KEY, ETAG],
         request=None,
         responses={200: serializers.PlayBattleSerializer, **REFUSED, **COMMON},
         tags=TAGS,
     )
 )
 class BattleUndoView(BattleApiView):
+    @idempotent
     def post(self, request: Request, battle_id: int) -> Response:
         battle = selectors.get_battle(user=request.user, battle_id=battle_id)
         services.undo(battle=battle, by=request.user, if_match=if_match_version(request))
@@ -369,13 +419,14 @@ class BattleUndoView(BattleApiView):
             "Action come from the log (P6); `objectives` and `winner` from you. In a campaign "
             "it becomes the pending battle another side confirms (R14a)."
         ),
-        parameters=[BATTLE_ID, IF_MATCH, ETAG],
+        parameters=[BATTLE_ID, IF_MATCH, IDEMPOTENCY_KEY, ETAG],
         request=serializers.PlayEndSerializer,
         responses={200: serializers.PlayBattleSerializer, **REFUSED, **COMMON},
         tags=TAGS,
     )
 )
 class BattleEndView(BattleApiView):
+    @idempotent
     def post(self, request: Request, battle_id: int) -> Response:
         battle = selectors.get_battle(user=request.user, battle_id=battle_id)
         body = _body(serializers.PlayEndSerializer, request)
@@ -493,3 +544,58 @@ class InvitationDeclineView(BattleApiView):
     def post(self, request: Request, battle_id: int) -> Response:
         sharing.decline_invitation(battle_id=battle_id, user=request.user)
         return Response(status=204)
+
+
+DICE_CHECK = (
+    "Every server die of the log, in order (undone actions' too), with its index in the "
+    "battle's dice stream. Once the battle has ended its seed is revealed and each die is "
+    "checked: the seed hashes to the commitment published at the start, and gives that die "
+    'at that index (docs/play.md, "Verify the dice").'
+)
+
+
+def _dice_check(request: Request, battle: Any, battle_url: str) -> Response:
+    check = selectors.dice_check(battle=battle)
+    data = presenters.dice_check_json(check, request.build_absolute_uri(battle_url))
+    response = Response(data)
+    response["ETag"] = etag_of(battle.version)
+    patch_cache_control(response, private=True, no_cache=True)
+    return response
+
+
+@extend_schema_view(
+    get=extend_schema(
+        operation_id="battles_dice_check",
+        summary="Check a battle's dice against the seed it committed to",
+        description=DICE_CHECK,
+        parameters=[BATTLE_ID],
+        responses={200: serializers.PlayDiceCheckSerializer, **COMMON},
+        tags=TAGS,
+    )
+)
+class BattleDiceCheckView(BattleApiView):
+    serializer_class = serializers.PlayDiceCheckSerializer
+
+    def get(self, request: Request, battle_id: int) -> Response:
+        battle = selectors.get_battle(user=request.user, battle_id=battle_id)
+        return _dice_check(request, battle, reverse("play-api-battle", args=[battle.pk]))
+
+
+@extend_schema_view(
+    get=extend_schema(
+        operation_id="battles_watch_dice_check",
+        summary="Check a battle's dice, by its spectator link (no account needed)",
+        description=DICE_CHECK,
+        parameters=[OpenApiParameter("token", OpenApiTypes.STR, OpenApiParameter.PATH)],
+        responses={200: serializers.PlayDiceCheckSerializer, 404: ERRORS, 429: ERRORS},
+        tags=TAGS,
+    )
+)
+class WatchDiceCheckView(BattleApiView):
+    permission_classes = [AllowAny]
+    serializer_class = serializers.PlayDiceCheckSerializer
+
+    def get(self, request: Request, token: str) -> Response:
+        battle = selectors.get_battle_by_token(token=token)
+        shows_secret(request)  # the spectator link, in `battle`
+        return _dice_check(request, battle, reverse("play-api-watch", args=[token]))

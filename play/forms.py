@@ -13,6 +13,8 @@ BOOLEAN_FIELDS = {
     "discard_climbing_gear",
 }
 SITUATION_BOOLEANS = {
+    "air_assassination",
+    "flurry_of_blows",
     "rear_arc",
     "target_in_melee",
     "target_cannot_see_attacker",
@@ -32,6 +34,8 @@ INTEGER_FIELDS = {
     "distance",
     "count",
     "hp",
+    "decision",
+    "leader",
 }
 
 

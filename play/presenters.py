@@ -4,7 +4,7 @@ Every number comes from `play.table`; this module only arranges it.
 """
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from fractions import Fraction
 from typing import Any
 
@@ -16,7 +16,7 @@ from dbd_site.api import flatten_errors
 from dbd_site.errors import DomainError
 from dbd_site.inputs import whole_number
 from play import forms, selectors, serializers, services, table
-from play.models import Battle
+from play.models import Battle, BattleAction
 from rules.catalogue import Catalogue
 
 PRINT_DFS = range(6, 17)  # the print card's DF 6 to 16
@@ -48,12 +48,11 @@ def dice_entry_off(battle: Battle) -> str:
 
 
 def battle_json(view: selectors.BattleView, *, may_act: bool, absolute: Any) -> dict[str, Any]:
-    """The battle as the API answers it; `absolute` makes a path a full URL.
-
-    Long because it is the answer's fields, one a line, in the order the schema lists them.
-    """
+    """The battle as the API answers it; `absolute` makes a path a full URL. What only a
+    side's own player may see (Deadly Gamble's name) shows for `view.viewer_sides` only."""
     battle = view.battle
-    state = battle.state
+    state = table.state.upgraded(battle.state)
+    mine = view.viewer_sides
     return {
         "id": battle.pk,
         "url": absolute(reverse("play-api-battle", args=[battle.pk])),
@@ -68,31 +67,18 @@ def battle_json(view: selectors.BattleView, *, may_act: bool, absolute: Any) -> 
         ),
         "entered_rolls_allowed": battle.entered_rolls_allowed,
         "may_act": may_act,
+        "my_sides": sorted(mine),
         "turn": state["turn"],
         "initiative": state["initiative"],
         "acting_side": view.acting_side,
+        "activating": _id(state.get("activating")),
         "sides": [
             {
                 "position": side.position,
                 "force": side.force_name,
                 "player": side.player_name,
                 "invited": side.invited_name,
-                "figures": [
-                    {
-                        "id": f.id,
-                        "name": f.name,
-                        "stats": f.numbers["stats"],
-                        "defence": f.numbers["defence"],
-                        "skills": f.numbers["skills"],
-                        "equipment": f.numbers["equipment"],
-                        "spells": f.numbers["spells"],
-                        **{k: f.state[k] for k in ("hp", "max_hp", "status", "activated")},
-                        "markers": f.state["markers"],
-                        "discarded": f.state["discarded"],
-                        "forgotten": f.state["forgotten"],
-                    }
-                    for f in side.figures
-                ],
+                "figures": [figure_json(f, own=side.position in mine) for f in side.figures],
             }
             for side in view.sides
         ],
@@ -103,6 +89,7 @@ def battle_json(view: selectors.BattleView, *, may_act: bool, absolute: Any) -> 
                 "words": a.words,
                 "dice": a.dice,
                 "entered": a.entered,
+                "dice_drawn": a.dice_drawn,
                 "undone": a.undone_at is not None,
                 "actor": a.actor.get_username() if a.actor else None,
                 "at": a.created_at,
@@ -111,8 +98,91 @@ def battle_json(view: selectors.BattleView, *, may_act: bool, absolute: Any) -> 
         ],
         "record": battle.record,
         "recorded_battle": battle.recorded_battle_id,
+        "dice_commitment": dice_commitment_json(battle, absolute),
         "spell_attacks": spell_attacks_json(view.spell_attacks),
+        "decisions": [decision_json(d) for d in view.decisions],
+        "undo": undo_json(view.undo),
     }
+
+
+def _id(fid: object) -> int | None:
+    return None if fid is None else int(str(fid))
+
+
+def figure_json(f: selectors.FigureView, *, own: bool) -> dict[str, Any]:
+    state = f.state
+    return {
+        "id": f.id,
+        "name": f.name,
+        "stats": f.numbers["stats"],
+        "defence": f.numbers["defence"],
+        "skills": f.numbers["skills"],
+        "equipment": f.numbers["equipment"],
+        "spells": f.numbers["spells"],
+        **{k: state[k] for k in ("hp", "max_hp", "status", "activated")},
+        "markers": state["markers"],
+        "lapses": state.get("lapses", {}),
+        "activations": state.get("activations", 0),
+        "discarded": state["discarded"],
+        "forgotten": state["forgotten"],
+        "spent": state.get("spent", []),
+        "gamble": _id(state.get("gamble")) if own else None,
+    }
+
+
+def decision_json(d: selectors.DecisionView) -> dict[str, Any]:
+    friends = []
+    for f in d.friends:
+        recipient = table.damage.Recipient(
+            f.name,
+            f.numbers["stats"]["FR"],
+            0,
+            inspire_markers=f.state["markers"].get("inspire", 0),
+        )
+        friends.append({"figure": f.id, "limit": table.damage.transfer_limit(recipient)})
+    return {
+        "id": d.id,
+        "kind": d.kind,
+        "side": d.decision["side"],
+        "figure": d.target.id,
+        "attacker": d.attacker.id if d.attacker else None,
+        "damage": d.damage,
+        "inches": d.decision.get("inches"),
+        "friends": friends if d.kind == "transfer" else [],
+        "yours": d.yours,
+        "words": d.words,
+    }
+
+
+def undo_json(undo: selectors.UndoView | None) -> dict[str, Any] | None:
+    if undo is None:
+        return None
+    return {
+        "seq": undo.action.seq,
+        "kind": undo.action.kind,
+        "words": undo.action.words,
+        "side": undo.side,
+        "player": undo.player,
+        "yours": undo.yours,
+    }
+
+
+def shows(*keys: str) -> Callable[[BattleAction], dict[str, Any]]:
+    """A registry entry's presenter: the action as the answer to it shows it, with the
+    keys of its details that entry names."""
+
+    def present(action: BattleAction) -> dict[str, Any]:
+        return {
+            "seq": action.seq,
+            "kind": action.kind,
+            "words": action.words,
+            "dice": action.dice,
+            "entered": action.entered,
+            "side": action.detail.get("side"),
+            "detail": {k: action.detail[k] for k in keys if k in action.detail},
+        }
+
+    return present
 
 
 def spell_attacks_json(pending: selectors.SpellAttacksView | None) -> dict[str, Any] | None:
@@ -167,11 +237,36 @@ def odds_json(plan: table.attacks.AttackPlan) -> dict[str, Any]:
         "to_hit": plan.to_hit,
         "target_df": plan.target_df,
         "modified_df": plan.modified_df,
-        "modifiers": [
-            {"applies_to": m.applies_to, "amount": m.amount, "source": m.source}
-            for m in plan.modifiers
-        ],
+        "modifiers": _modifiers(plan.modifiers),
         "notes": list(plan.notes),
+        "best_of_two": plan.best_of_two,
+        "reroll": plan.reroll,
+        "max_damage": plan.max_damage,
+    }
+
+
+def _modifiers(modifiers: Iterable[table.dice.Modifier]) -> list[dict[str, Any]]:
+    return [
+        {"applies_to": m.applies_to, "amount": m.amount, "source": m.source} for m in modifiers
+    ]
+
+
+def spell_odds_json(plan: table.spells.SpellPlan) -> dict[str, Any]:
+    """A cast's odds before rolling (P4): each outcome tier's chance, exactly."""
+    return {
+        "dice": plan.dice,
+        "difficulty": plan.difficulty,
+        "bonus_successes": plan.bonus_successes,
+        "modifiers": _modifiers(plan.modifiers),
+        "tiers": [
+            {
+                "label": "No effect" if tier is None else f"{tier.label} successes",
+                "effect": "" if tier is None else tier.effect,
+                "chance": str(chance),
+                "percent": percent(chance),
+            }
+            for tier, chance in plan.tier_odds()
+        ],
     }
 
 
@@ -391,7 +486,8 @@ def spell_attack_form(view: selectors.BattleView, values: Any) -> dict[str, Any]
     if target is not None:
         try:
             plan = services.plan_spell_attack(
-                view.battle, target.id, _situation(values, "spell-attack")
+                view.battle,
+                table.spell_attacks.SpellAttack(target.id, _situation(values, "spell-attack")),
             )
         except (DomainError, ValidationError) as error:
             form["odds_errors"] = error_messages(error)
@@ -436,25 +532,57 @@ def spell_odds(battle: Battle, values: Any, default: str | None) -> dict[str, An
     try:
         plan = services.plan_spell(
             battle,
-            whole_number(caster) or 0,
-            spell,
-            anathema_aura=bool(values and values.get("anathema_aura")),
-            empowered=bool(values and values.get("empowered")),
-            # Dragon Slayer's value is chosen at the table: its odds show for 1 until then.
-            chosen=n if (n := whole_number(chosen)) is not None else dragon_slayer_default,
+            table.spells.Cast(
+                whole_number(caster) or 0,
+                spell,
+                anathema_aura=bool(values and values.get("anathema_aura")),
+                empowered=bool(values and values.get("empowered")),
+                # Dragon Slayer's value is chosen at the table: its odds show for 1 until then.
+                chosen=n if (n := whole_number(chosen)) is not None else dragon_slayer_default,
+            ),
         )
     except DomainError as error:
         return {"errors": error_messages(error)}
+    odds = spell_odds_json(plan)
+    return {**odds, "bonus": plan.bonus_successes}
+
+
+def dice_commitment_json(battle: Battle, absolute: Any) -> dict[str, Any]:
+    """The battle's committed dice: the hash from the start, the seed once it has ended."""
     return {
-        "dice": plan.dice,
-        "difficulty": plan.difficulty,
-        "bonus": plan.bonus_successes,
-        "tiers": [
+        "sha256": selectors.dice_commitment(battle),
+        "seed": selectors.revealed_seed(battle),
+        # By the spectator link while there is one, so that spectators may check too.
+        "check_url": absolute(
+            reverse("play-api-watch-dice", args=[battle.spectator_token])
+            if battle.spectator_token
+            else reverse("play-api-dice", args=[battle.pk])
+        ),
+    }
+
+
+def dice_check_json(check: selectors.DiceCheck, battle_url: str) -> dict[str, Any]:
+    verification = check.verification
+    results = verification.checks if verification else [None] * len(check.dice)
+    return {
+        "battle": battle_url,
+        "status": check.battle.status,
+        "commitment": check.commitment,
+        "seed": check.seed,
+        "seed_matches": verification.seed_matches if verification else None,
+        "verified": verification.verified if verification else None,
+        "dice": [
             {
-                "label": "No effect" if tier is None else f"{tier.label} successes",
-                "effect": "" if tier is None else tier.effect,
-                "percent": percent(chance),
+                "seq": die.seq,
+                "position": die.position,
+                "value": die.value,
+                "index": die.index,
+                "faces": die.faces,
+                "undone": die.undone,
+                "derived": result.derived if result else None,
+                "matches": result.matches if result else None,
+                "problem": result.problem if result else "",
             }
-            for tier, chance in plan.tier_odds()
+            for die, result in zip(check.dice, results, strict=True)
         ],
     }

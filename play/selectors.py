@@ -133,11 +133,19 @@ def get_battle_by_token(*, token: str) -> Battle:
     return battle
 
 
-def may_act(*, battle: Battle, user: User) -> bool:
-    return bool(
-        user.is_authenticated
-        and BattleSide.objects.filter(battle=battle, player_id=user.pk).exists()
+def player_sides(*, battle: Battle, user: User) -> frozenset[int]:
+    """The sides of the battle a user plays (P9: they act and undo for these)."""
+    if not user.is_authenticated:
+        return frozenset()
+    return frozenset(
+        BattleSide.objects.filter(battle=battle, player_id=user.pk).values_list(
+            "position", flat=True
+        )
     )
+
+
+def may_act(*, battle: Battle, user: User) -> bool:
+    return bool(player_sides(battle=battle, user=user))
 
 
 def forces_to_play(*, user: User) -> QuerySet[Force]:
@@ -194,12 +202,45 @@ class SideView:
 
 
 @dataclass(frozen=True, slots=True)
-class TransferOffer:
-    """Right after a hit that dealt damage, the defender may move some onto friends (P3)."""
+class DecisionView:
+    """A decision the attacked side makes after an attack, waiting for its answer (P9)."""
 
+    decision: table.state.Decision
     target: FigureView
-    damage: int
-    friends: list[FigureView]
+    attacker: FigureView | None
+    friends: list[FigureView]  # a transfer's possible recipients
+    yours: bool  # the reader answers it
+
+    @property
+    def id(self) -> int:
+        return self.decision["id"]
+
+    @property
+    def kind(self) -> str:
+        return self.decision["kind"]
+
+    @property
+    def damage(self) -> int | None:
+        return self.decision.get("damage")
+
+    @property
+    def words(self) -> str:
+        if self.kind == "transfer":
+            return (
+                f"{self.target.name} took {self.damage} damage: move some onto friends "
+                "(Friendship), or pass."
+            )
+        return f'{self.target.name} Dodges for Cover {self.decision.get("inches", 2)}".'
+
+
+@dataclass(frozen=True, slots=True)
+class UndoView:
+    """What undo would take back, and whose it is (P9)."""
+
+    action: BattleAction
+    side: int | None  # None: the battle's own action, either player undoes it
+    player: str | None
+    yours: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -220,62 +261,74 @@ class BattleView:
     sides: list[SideView]
     log: list[BattleAction]
     acting_side: int | None
-    can_undo: bool
-    transfer: TransferOffer | None = None
+    undo: UndoView | None = None
+    decisions: tuple[DecisionView, ...] = ()
     spell_attacks: SpellAttacksView | None = None
+    viewer_sides: frozenset[int] = frozenset()
 
     @property
     def figures(self) -> list[FigureView]:
         return [f for side in self.sides for f in side.figures]
 
+    @property
+    def can_undo(self) -> bool:
+        return self.undo is not None and self.undo.yours
 
-def _transfer_offer(battle: Battle, figures: dict[str, FigureView]) -> TransferOffer | None:
-    if battle.status != Battle.Status.PLAYING:
-        return None
-    last = (
+    @property
+    def transfer(self) -> DecisionView | None:
+        """The latest Friendship decision the reader answers, for the screen's form."""
+        mine = [d for d in self.decisions if d.kind == "transfer" and d.yours]
+        return mine[-1] if mine else None
+
+
+def _decisions(
+    state: table.state.BattleState, figures: dict[str, FigureView], viewer: frozenset[int]
+) -> tuple[DecisionView, ...]:
+    views = []
+    for d in table.decisions.pending(state):
+        target = figures.get(d["figure"])
+        if target is None:
+            continue
+        friends = [
+            f
+            for f in figures.values()
+            if f.side == target.side
+            and f.id != target.id
+            and f.state["status"] == table.figures.ACTIVE
+        ]
+        views.append(
+            DecisionView(d, target, figures.get(d["attacker"]), friends, d["side"] in viewer)
+        )
+    return tuple(views)
+
+
+def last_undoable(battle: Battle) -> BattleAction | None:
+    """The action undo would take back (last first, P5): not the start, not the end."""
+    return (
         battle.actions.filter(undone_at__isnull=True)
-        .exclude(kind="start")
-        # "battle" too: the related manager compares each row's battle with this one, and a
-        # deferred battle_id would cost a query of its own.
-        .only("kind", "detail", "battle")
+        .exclude(kind__in=("start", "end"))
         .order_by("-seq")
         .first()
     )
-    if (
-        last is None
-        or last.kind not in BattleAction.ATTACK_KINDS
-        or len(last.detail.get("results", [])) != 1
-        or last.detail.get("check")
-    ):
+
+
+def _undo(battle: Battle, sides: list[SideView], viewer: frozenset[int]) -> UndoView | None:
+    last = last_undoable(battle)
+    if last is None:
         return None
-    damage = last.detail.get("damage", 0)
-    target = figures.get(str(last.detail.get("target")))
-    if not damage or target is None or target.state["status"] == table.figures.OUT_OF_ACTION:
-        return None
-    friends = [
-        f
-        for f in figures.values()
-        if f.side == target.side
-        and f.id != target.id
-        and f.state["status"] == table.figures.ACTIVE
-    ]
-    return TransferOffer(target, damage, friends) if friends else None
+    side = last.detail.get("side")
+    player = next((s.player_name for s in sides if s.position == side), None)
+    yours = bool(viewer) and (side is None or side in viewer)
+    return UndoView(last, side, player, yours)
 
 
 def _spell_attacks(battle: Battle, figures: dict[str, FigureView]) -> SpellAttacksView | None:
-    state = battle.state
-    pending = table.spell_attacks.pending_spell_attacks(state)
-    if battle.status != Battle.Status.PLAYING or pending is None:
+    state = table.state.upgraded(battle.state)
+    found = table.spell_attacks.waiting(state, get_catalogue().spells)
+    if battle.status != Battle.Status.PLAYING or found is None:
         return None
-    spell = get_catalogue().spells.get(pending["spell"])
-    attacks = (
-        None
-        if spell is None
-        else table.spell_attacks.spell_attacks(
-            spell, pending["tier"], pending["successes"], pending["chosen"]
-        )
-    )
-    if attacks is None or pending["caster"] not in figures:
+    pending, attacks = found
+    if pending["caster"] not in figures:
         return None
     attacked = [figures[f] for f in pending["attacked"] if f in figures]
     return SpellAttacksView(
@@ -295,11 +348,14 @@ def _spell_attacks(battle: Battle, figures: dict[str, FigureView]) -> SpellAttac
 
 
 def battle_view(
-    *, battle: Battle, log_limit: int | None = None, can_undo: bool | None = None
+    *,
+    battle: Battle,
+    log_limit: int | None = None,
+    viewer_sides: frozenset[int] = frozenset(),
 ) -> BattleView:
-    """Everything the battle screen and the API show: three queries, whatever the size.
-    The screen shows the latest `log_limit` lines (the API the whole log). `can_undo`
-    is asked of the log unless the caller knows it (it has just stored an action)."""
+    """Everything the battle screen and the API show: a few queries, whatever the size.
+    The screen shows the latest `log_limit` lines (the API the whole log); `viewer_sides`
+    are the sides the reader plays (P9: what they may answer and undo)."""
     sides = list(battle.sides.select_related("player", "invited").order_by("position"))
     figures = list(
         BattleFigure.objects.filter(side__battle=battle).order_by("side_id", "position")
@@ -311,7 +367,7 @@ def battle_view(
         .order_by("-seq")
     )
     log = list(lines[:log_limit] if log_limit is not None else lines)
-    state = battle.state
+    state = table.state.upgraded(battle.state)
     views = []
     for side in sides:
         views.append(
@@ -329,19 +385,75 @@ def battle_view(
             )
         )
     figures_by_id = {str(f.id): f for side in views for f in side.figures}
+    playing = battle.status == Battle.Status.PLAYING
     return BattleView(
         battle=battle,
         sides=views,
         log=log,
-        transfer=_transfer_offer(battle, figures_by_id),
+        decisions=_decisions(state, figures_by_id, viewer_sides) if playing else (),
         spell_attacks=_spell_attacks(battle, figures_by_id),
         acting_side=table.turn.acting_side(state, len(sides)),
-        can_undo=battle.status == Battle.Status.PLAYING
-        and (
-            can_undo
-            if can_undo is not None
-            else battle.actions.filter(undone_at__isnull=True)
-            .exclude(kind__in=("start", "end"))
-            .exists()
-        ),
+        undo=_undo(battle, views, viewer_sides) if playing else None,
+        viewer_sides=viewer_sides,
     )
+
+
+# --- the dice check ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class DiceCheck:
+    """A battle's committed dice (`play.table.commitment`): the commitment published at
+    the start, the seed once the battle has ended (never before), every server die of
+    the log in order (undone actions' too), and their check against the revealed seed."""
+
+    battle: Battle
+    commitment: str | None  # None: the battle started before dice were committed to
+    seed: str | None
+    dice: list[table.commitment.LoggedDie]
+    words: dict[int, str]  # each action's words, by seq
+    verification: table.commitment.Verification | None  # None until the seed is revealed
+
+
+def dice_commitment(battle: Battle) -> str | None:
+    """The SHA-256 published when the battle started."""
+    return battle.dice_commitment or None
+
+
+def revealed_seed(battle: Battle) -> str | None:
+    """The seed, once the battle has ended: while it is played, no one may see it."""
+    if battle.status != Battle.Status.ENDED or not battle.dice_seed:
+        return None
+    return battle.dice_seed
+
+
+def dice_check(*, battle: Battle) -> DiceCheck:
+    """The battle's server dice and their check (one query for the log's dice)."""
+    dice: list[table.commitment.LoggedDie] = []
+    words: dict[int, str] = {}
+    lines = (
+        battle.actions.filter(entered=False)
+        .only("seq", "words", "dice", "dice_drawn", "undone_at", "battle")
+        .order_by("seq")
+    )
+    for line in lines:
+        for position, value in enumerate(line.dice):
+            drawn = line.dice_drawn[position] if position < len(line.dice_drawn) else None
+            dice.append(
+                table.commitment.LoggedDie(
+                    line.seq,
+                    position,
+                    value,
+                    drawn[0] if drawn else None,
+                    drawn[1] if drawn else None,
+                    undone=line.undone_at is not None,
+                )
+            )
+            words[line.seq] = line.words
+    commitment, seed = dice_commitment(battle), revealed_seed(battle)
+    verification = (
+        None
+        if commitment is None or seed is None
+        else table.commitment.verify(commitment, seed, dice)
+    )
+    return DiceCheck(battle, commitment, seed, dice, words, verification)

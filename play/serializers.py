@@ -19,20 +19,7 @@ from play import bounds, table
 BATTLE_STATUSES = ["playing", "ended"]
 FIGURE_STATUSES = ["active", "unconscious", "out-of-action"]
 ATTACK_KINDS = ["melee", "ranged"]
-ACTION_TYPES = (
-    "initiative",
-    "attack",
-    "transfer",
-    "spell",
-    "spell-attack",
-    "heal",
-    "revive",
-    "jump",
-    "roll",
-    "change",
-    "activate",
-    "next-turn",
-)
+DECISION_KINDS = ["transfer", "dodge"]
 
 
 # --- bodies -----------------------------------------------------------------------------
@@ -139,6 +126,28 @@ class PlaySituationSerializer(StrictSerializer):
     statistic_penalty = StrictIntegerField(default=0, min_value=0, max_value=5)
     to_hit_bonus = StrictIntegerField(default=0, min_value=0, max_value=1)
     target_fortified = StrictBooleanField(default=False)
+    air_assassination = StrictBooleanField(
+        default=False, help_text="A charge from above (Air Assassination): Charge Bonus +3."
+    )
+    flurry_of_blows = StrictBooleanField(
+        default=False, help_text="Flurry of Blows after a charge with a one-handed weapon."
+    )
+    sealed_power = StrictBooleanField(
+        default=False,
+        help_text="Terrifying Sealed Power: +1 to the statistic (more than half the HP lost).",
+    )
+    leader = StrictIntegerField(
+        required=False,
+        allow_null=True,
+        min_value=1,
+        help_text="Leadership: the friendly figure whose statistic the attacker uses.",
+    )
+    casting_gun = StrictCharField(
+        required=False,
+        allow_null=True,
+        max_length=100,
+        help_text="Casting Gun (a spell's attacks): the carried ranged weapon whose ACC is used.",
+    )
 
 
 class PlayAttackDeclarationSerializer(StrictSerializer):
@@ -155,14 +164,10 @@ class PlayTransferSerializer(StrictSerializer):
     amount = StrictIntegerField(min_value=1, max_value=99)
 
 
-class PlayActionSerializer(PlayAttackDeclarationSerializer):
-    """One action. `type` says which; each type reads the keys it needs (see the summary).
+class PlayActionBody(PlayAttackDeclarationSerializer):
+    """Every key an action body may hold; `play.actions.PlayActionSerializer` adds its
+    `type`, from the registry of actions."""
 
-    `dice`: leave it out for the server's dice; send the dice rolled at the table to enter
-    them (marked so in the log, P5). Initiative takes rounds: `[[7, 7], [3, 9]]`.
-    """
-
-    type = serializers.ChoiceField(ACTION_TYPES)
     figure = StrictIntegerField(required=False, min_value=1)
     target = StrictIntegerField(required=False, min_value=1, allow_null=True)
     kind = serializers.ChoiceField(ATTACK_KINDS, required=False)
@@ -207,6 +212,28 @@ class PlayActionSerializer(PlayAttackDeclarationSerializer):
     forget = StrictCharField(required=False, allow_null=True, max_length=100)
     activated = StrictBooleanField(required=False, allow_null=True)
     note = StrictCharField(required=False, allow_blank=True, max_length=bounds.MAX_NOTE_CHARACTERS)
+    decision = StrictIntegerField(
+        required=False,
+        allow_null=True,
+        min_value=1,
+        help_text="The waiting decision answered (the battle's `decisions`); none: the latest.",
+    )
+    sealed_power = StrictBooleanField(
+        default=False, help_text="Terrifying Sealed Power: +1 CA (more than half the HP lost)."
+    )
+    leader = StrictIntegerField(
+        required=False,
+        allow_null=True,
+        min_value=1,
+        help_text="Leadership: the friendly figure whose CA the caster uses.",
+    )
+    dispel = serializers.ChoiceField(
+        list(table.state.MARKERS),
+        required=False,
+        allow_null=True,
+        help_text="Dispel Magic at 1-2 successes on a target with several effects: the one "
+        "to remove.",
+    )
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         dice = attrs.get("dice")
@@ -215,6 +242,16 @@ class PlayActionSerializer(PlayAttackDeclarationSerializer):
             if problem is not None:
                 raise serializers.ValidationError({"dice": problem})
         return attrs
+
+
+class PlaySpellDeclarationSerializer(StrictSerializer):
+    figure = StrictIntegerField(min_value=1, help_text="The caster's id.")
+    spell = StrictCharField(max_length=100)
+    anathema_aura = StrictBooleanField(default=False)
+    empowered = StrictBooleanField(default=False)
+    chosen = StrictIntegerField(required=False, allow_null=True, min_value=1, max_value=6)
+    sealed_power = StrictBooleanField(default=False)
+    leader = StrictIntegerField(required=False, allow_null=True, min_value=1)
 
 
 class PlayEndSerializer(StrictSerializer):
@@ -245,8 +282,22 @@ class PlayFigureSerializer(serializers.Serializer):
     status = serializers.ChoiceField(FIGURE_STATUSES)
     activated = serializers.BooleanField()
     markers = serializers.DictField(child=serializers.IntegerField())
+    lapses = serializers.DictField(
+        child=serializers.IntegerField(),
+        help_text="A timed marker -> the figure's activation (its `activations` count) at "
+        "whose start (Inspire, Fortify) or end (Clock Up, Extreme Speed, Disarming Shot, Aim "
+        "for the Legs) it lapses (P8).",
+    )
+    activations = serializers.IntegerField(help_text="Activations begun this battle.")
     discarded = serializers.ListField(child=serializers.CharField())
     forgotten = serializers.ListField(child=serializers.CharField())
+    spent = serializers.ListField(
+        child=serializers.CharField(), help_text="Once-a-battle uses spent (Hidden Explosives)."
+    )
+    gamble = serializers.IntegerField(
+        allow_null=True,
+        help_text="Deadly Gamble's named enemy: shown to the figure's own side only.",
+    )
 
 
 class PlaySideSerializer(serializers.Serializer):
@@ -267,9 +318,29 @@ class PlayLogLineSerializer(serializers.Serializer):
     words = serializers.CharField()
     dice = serializers.ListField(child=serializers.IntegerField())
     entered = serializers.BooleanField()
+    dice_drawn = serializers.ListField(
+        child=serializers.ListField(child=serializers.IntegerField()),
+        help_text="For each of the server's `dice`, in order: [its index in the battle's "
+        "dice stream, its faces]. Empty for entered dice.",
+    )
     undone = serializers.BooleanField()
     actor = serializers.CharField(allow_null=True)
     at = serializers.DateTimeField()
+
+
+class PlayDiceCommitmentSerializer(serializers.Serializer):
+    sha256 = serializers.CharField(
+        allow_null=True,
+        help_text="SHA-256 of the secret seed every server die of the battle is drawn from, "
+        "published when the battle starts (null: the battle started before dice were "
+        "committed to). Note it down: the seed revealed at the end must hash to it.",
+    )
+    seed = serializers.CharField(
+        allow_null=True, help_text="The seed, revealed once the battle has ended; null before."
+    )
+    check_url = serializers.URLField(
+        help_text="Every server die of the log checked against the revealed seed."
+    )
 
 
 class PlayInitiativeSerializer(serializers.Serializer):
@@ -305,6 +376,39 @@ class PlaySpellAttackDeclarationSerializer(StrictSerializer):
     situation = PlaySituationSerializer(required=False)
 
 
+class PlayFriendSerializer(serializers.Serializer):
+    figure = serializers.IntegerField()
+    limit = serializers.IntegerField(
+        allow_null=True, help_text="The most it may take (FR; Inspire raises it); null: any."
+    )
+
+
+class PlayDecisionSerializer(serializers.Serializer):
+    id = serializers.IntegerField(help_text="Send it as the answer's `decision`.")
+    kind = serializers.ChoiceField(DECISION_KINDS)
+    side = serializers.IntegerField(help_text="The side that decides (P9).")
+    figure = serializers.IntegerField(help_text="The attacked figure.")
+    attacker = serializers.IntegerField()
+    damage = serializers.IntegerField(
+        allow_null=True, help_text="Transfer: the attack's damage, every die of it."
+    )
+    inches = serializers.IntegerField(allow_null=True, help_text="Dodge for Cover: how far.")
+    friends = PlayFriendSerializer(many=True, help_text="Transfer: who may take damage.")
+    yours = serializers.BooleanField(help_text="Whether the reader answers it.")
+    words = serializers.CharField()
+
+
+class PlayUndoSerializer(serializers.Serializer):
+    seq = serializers.IntegerField()
+    kind = serializers.CharField()
+    words = serializers.CharField()
+    side = serializers.IntegerField(
+        allow_null=True, help_text="Whose action it is; null: the battle's (either player)."
+    )
+    player = serializers.CharField(allow_null=True, help_text="Who may undo it; null: either.")
+    yours = serializers.BooleanField(help_text="Whether the reader may undo it (P9).")
+
+
 class PlayBattleSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     url = serializers.URLField()
@@ -322,18 +426,50 @@ class PlayBattleSerializer(serializers.Serializer):
         "campaign's house rule when it started, or chosen by the starter)."
     )
     may_act = serializers.BooleanField()
+    my_sides = serializers.ListField(
+        child=serializers.IntegerField(),
+        help_text="The sides the reader plays (P9: they act and undo for these only).",
+    )
     turn = serializers.IntegerField()
+    activating = serializers.IntegerField(
+        allow_null=True, help_text="The figure whose activation is under way (P8)."
+    )
     initiative = PlayInitiativeSerializer(allow_null=True)
     acting_side = serializers.IntegerField(allow_null=True)
     sides = PlaySideSerializer(many=True)
     log = PlayLogLineSerializer(many=True)
     record = serializers.JSONField(allow_null=True)
     recorded_battle = serializers.IntegerField(allow_null=True)
+    dice_commitment = PlayDiceCommitmentSerializer(
+        help_text='Verifiable dice: see docs/play.md, "Verify the dice".'
+    )
     spell_attacks = PlaySpellAttacksSerializer(
         allow_null=True,
         help_text="A Destruction spell (or Dragon Slayer) cast whose ranged attacks are still "
         "to be rolled: post `spell-attack` actions, one per target. null when none waits.",
     )
+    decisions = PlayDecisionSerializer(
+        many=True,
+        help_text="The attacked side's decisions waiting for its answer (P9): `transfer`, "
+        "`dodge` or `pass` actions answer them.",
+    )
+    undo = PlayUndoSerializer(
+        allow_null=True, help_text="What undo would take back, and whose it is (P9)."
+    )
+
+
+class PlayActionResultSerializer(serializers.Serializer):
+    seq = serializers.IntegerField()
+    kind = serializers.CharField()
+    words = serializers.CharField()
+    dice = serializers.ListField(child=serializers.IntegerField())
+    entered = serializers.BooleanField()
+    side = serializers.IntegerField(allow_null=True)
+    detail = serializers.DictField(help_text="What the action's entry shows of its result.")
+
+
+class PlayActionAnswerSerializer(PlayBattleSerializer):
+    result = PlayActionResultSerializer(help_text="The action just done, as its entry shows it.")
 
 
 class PlayInvitationSerializer(serializers.Serializer):
@@ -362,6 +498,21 @@ class PlayModifierSerializer(serializers.Serializer):
     source = serializers.CharField()
 
 
+class PlayTierOddsSerializer(serializers.Serializer):
+    label = serializers.CharField(help_text="Successes, as printed; 'No effect' first.")
+    effect = serializers.CharField()
+    chance = serializers.CharField(help_text="Exact, as a fraction.")
+    percent = serializers.FloatField()
+
+
+class PlaySpellOddsSerializer(serializers.Serializer):
+    dice = serializers.IntegerField()
+    difficulty = serializers.IntegerField()
+    bonus_successes = serializers.IntegerField(help_text="Supreme Spell Mastery's success.")
+    modifiers = PlayModifierSerializer(many=True)
+    tiers = PlayTierOddsSerializer(many=True)
+
+
 class PlayAttackOddsSerializer(serializers.Serializer):
     needed = serializers.IntegerField(help_text="The lowest d12 face that hits.")
     needed_words = serializers.CharField()
@@ -379,3 +530,33 @@ class PlayAttackOddsSerializer(serializers.Serializer):
     modified_df = serializers.IntegerField()
     modifiers = PlayModifierSerializer(many=True)
     notes = serializers.ListField(child=serializers.CharField())
+
+
+class PlayCheckedDieSerializer(serializers.Serializer):
+    seq = serializers.IntegerField(help_text="The log line (action) that rolled it.")
+    position = serializers.IntegerField(help_text="Its place among that line's dice.")
+    value = serializers.IntegerField(help_text="What the log says it showed.")
+    index = serializers.IntegerField(allow_null=True, help_text="Its index in the stream.")
+    faces = serializers.IntegerField(allow_null=True, help_text="12, or 3 for a d3.")
+    undone = serializers.BooleanField()
+    derived = serializers.IntegerField(
+        allow_null=True, help_text="What the revealed seed gives there; null before the end."
+    )
+    matches = serializers.BooleanField(allow_null=True, help_text="null before the end.")
+    problem = serializers.CharField(help_text="Why it does not match; empty when it does.")
+
+
+class PlayDiceCheckSerializer(serializers.Serializer):
+    battle = serializers.URLField()
+    status = serializers.ChoiceField(BATTLE_STATUSES)
+    commitment = serializers.CharField(allow_null=True)
+    seed = serializers.CharField(allow_null=True, help_text="null until the battle has ended.")
+    seed_matches = serializers.BooleanField(
+        allow_null=True, help_text="Does the seed hash to the commitment? null before the end."
+    )
+    verified = serializers.BooleanField(
+        allow_null=True,
+        help_text="The seed matches and every server die matches the stream; null before "
+        "the end (or for a battle started before dice were committed to).",
+    )
+    dice = PlayCheckedDieSerializer(many=True)

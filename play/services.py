@@ -13,7 +13,7 @@ or entered as rolled at the table and marked so (P5).
 import copy
 import random
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from django.contrib.auth.models import User
 from django.db import transaction
@@ -30,7 +30,7 @@ from dbd_site.errors import (
     Problem,
     declare_codes,
 )
-from play import bounds, sharing, table
+from play import bounds, selectors, sharing, table
 from play.models import Battle, BattleAction, BattleFigure, BattleSide
 from roster.models import Force, Member
 from rules.loader import get_catalogue
@@ -48,10 +48,29 @@ declare_codes(
 )
 
 CAMPAIGN_MAX_SIDES = bounds.MAX_SIDES
+D = TypeVar("D")
 
 
 def _system_dice() -> random.Random:
     return random.SystemRandom()
+
+
+def _battle_dice(battle: Battle) -> random.Random:
+    """The battle's server dice: the stream of its committed seed, from where its last
+    action's dice ended (`play.table.commitment`). A battle started before dice were
+    committed to rolls `random.SystemRandom()`."""
+    if not battle.dice_seed:
+        return _system_dice()
+    return table.commitment.DiceStream(battle.dice_seed, start=battle.dice_next)
+
+
+def _keep_draws(battle: Battle, dice: random.Random) -> list[list[int]]:
+    """Where each server die an action drew sits in the battle's stream ([index, faces]),
+    for the log; the battle's next dice begin after them."""
+    if not isinstance(dice, table.commitment.DiceStream):
+        return []
+    battle.dice_next = dice.next_index
+    return [[drawn.index, drawn.faces] for drawn in dice.drawn]
 
 
 # --- starting ---------------------------------------------------------------------------
@@ -168,6 +187,8 @@ def start_battle(
         scenario=scenario,
         entered_rolls_allowed=entered_rolls_allowed,
         state={},
+        dice_seed=(seed := table.commitment.new_seed()),
+        dice_commitment=table.commitment.commitment_of(seed),  # published from now on
     )
     placed: dict[str, tuple[int, table.figures.Figure]] = {}
     for position, force in enumerate(forces):
@@ -223,9 +244,13 @@ def _lock(battle_id: int) -> Battle:
     return Battle.objects.select_for_update().get(pk=battle_id)
 
 
-def _require_side(battle: Battle, sides: Sequence[BattleSide], by: User) -> None:
-    if not any(side.player_id == by.pk for side in sides):
+def _player_sides(sides: Sequence[BattleSide], by: User) -> frozenset[int]:
+    """The sides a user plays in the battle (P9: one holding several acts for all); none:
+    refused, they may watch."""
+    held = frozenset(side.position for side in sides if side.player_id == by.pk)
+    if not held:
         raise NotAllowed("not-a-side", "Only the battle's players act in it; you may watch.")
+    return held
 
 
 def _figures(battle: Battle) -> dict[str, table.figures.Figure]:
@@ -236,23 +261,44 @@ def _figures(battle: Battle) -> dict[str, table.figures.Figure]:
     }
 
 
+def act(
+    *,
+    battle: Battle,
+    by: User,
+    kind: str,
+    rule: Callable[[table.state.Table, D], table.state.Outcome],
+    declared: D,
+    dice: object = None,
+    rng: random.Random | None = None,
+    if_match: int | None = None,
+) -> BattleAction:
+    """Every action's service step (the registry's, `play.actions`): `rule` (in
+    `play.table`) on `declared`, stored as a log line of `kind`."""
+    return _act(battle, by, kind, rule, declared, dice=dice, rng=rng, if_match=if_match)
+
+
 def _act(
     battle: Battle,
     by: User,
     kind: str,
-    rule: Callable[[table.state.Table], table.state.Outcome],
+    rule: Callable[[table.state.Table, D], table.state.Outcome],
+    declared: D,
     *,
     dice: object = None,
     rng: random.Random | None = None,
     if_match: int | None = None,
 ) -> BattleAction:
     """The one place an action is stored: lock the battle, check who acts and when, apply
-    the action's rule (`play.table`) to a copy of the state with the action's dice, and
-    store the new state, a new version and the log line, all in one transaction."""
+    the action's rule (through `table.decisions.run`) to a copy of the state with the
+    action's dice and the sides the user plays (P9), and store the new state, a new
+    version and the log line, all in one transaction.
+
+    Long because it is one action's steps in order under the battle's lock.
+    """
     with transaction.atomic():
         locked = _lock(battle.pk)
         sides = list(locked.sides.all())
-        _require_side(locked, sides, by)
+        player_sides = _player_sides(sides, by)
         if locked.status != Battle.Status.PLAYING:
             raise Conflict("battle-ended", "The battle has ended.")
         if if_match is not None and if_match != locked.version:
@@ -263,17 +309,21 @@ def _act(
         # The state as read stays as it was, for the log (undo restores it); the rule
         # changes a copy.
         before = locked.state
-        rolled = table.dice.Dice(rng or _system_dice(), dice, allowed=locked.entered_rolls_allowed)
+        last = locked.actions.order_by("-seq").values_list("seq", flat=True).first() or 0
+        rolled = table.dice.Dice(
+            rng or _battle_dice(locked), dice, allowed=locked.entered_rolls_allowed
+        )
         t = table.state.Table(
-            state=copy.deepcopy(before),
+            state=copy.deepcopy(table.state.upgraded(before)),
             figures=_figures(locked),
             sides=[side.force_name for side in sides],
             dice=rolled,
             catalogue=get_catalogue(),
+            seq=last + 1,
+            player_sides=player_sides,
         )
-        outcome = rule(t)
+        outcome = table.decisions.run(t, rule, declared)
         rolled.finish()
-        last = locked.actions.order_by("-seq").values_list("seq", flat=True).first() or 0
         entered = rolled.were_entered and bool(rolled.rolled)
         action = BattleAction.objects.create(
             battle=locked,
@@ -281,33 +331,22 @@ def _act(
             kind=kind,
             actor=by,
             words=outcome.words + (" (dice entered as rolled)" if entered else ""),
-            detail=outcome.detail,
+            # "side": whose action it is (P9), for undo; None: the battle's own.
+            detail={**outcome.detail, "side": t.acting_side},
             dice=rolled.rolled,
+            dice_drawn=_keep_draws(locked, rolled.rng),
             entered=entered,
             events=list(outcome.events),
             state_before=before,
         )
         locked.state = t.state
         locked.version += 1
-        locked.save(update_fields=["state", "version", "updated_at"])
+        locked.save(update_fields=["state", "version", "dice_next", "updated_at"])
         battle.state, battle.version = locked.state, locked.version
         return action
 
 
-# --- actions ------------------------------------------------------------------------------
-
-
-def roll_initiative(
-    *,
-    battle: Battle,
-    by: User,
-    dice: object = None,
-    rng: random.Random | None = None,
-    if_match: int | None = None,
-) -> BattleAction:
-    return _act(
-        battle, by, "initiative", table.turn.initiative, dice=dice, rng=rng, if_match=if_match
-    )
+# --- before rolling: the odds -----------------------------------------------------------
 
 
 def plan_attack(
@@ -315,341 +354,54 @@ def plan_attack(
 ) -> table.attacks.AttackPlan:
     """The attack as declared, before rolling (needed roll, chance, expected damage)."""
     return table.attacks.plan_declared(
-        battle.state, _figures(battle), declaration, get_catalogue().equipment
+        table.state.upgraded(battle.state),
+        _figures(battle),
+        declaration,
+        get_catalogue().equipment,
     )
 
 
-def attack(
-    *,
-    battle: Battle,
-    by: User,
-    declaration: table.attacks.AttackDeclaration,
-    dice: object = None,
-    rng: random.Random | None = None,
-    if_match: int | None = None,
-) -> BattleAction:
-    return _act(
-        battle,
-        by,
-        "attack",
-        lambda t: table.attacks.attack(t, declaration),
-        dice=dice,
-        rng=rng,
-        if_match=if_match,
-    )
-
-
-def transfer_damage(
-    *,
-    battle: Battle,
-    by: User,
-    transfers: Mapping[int, int],
-    if_match: int | None = None,
-) -> BattleAction:
-    """Friendship (P3): right after an attack that dealt damage, the defender moves some of
-    it onto friendly figures (each at most its FR; The True Power of Friendship halves
-    what it receives). The attack is resolved again from its state with the same dice.
-
-    Long because the transfer is checked and the attack resolved again in one action (P3).
-    """
-
-    def do(t: table.state.Table) -> table.state.Outcome:
-        """Long because it is one action's steps in order under the battle's lock."""
-        last = _last_effective(battle)
-        if (
-            last is None
-            or last.kind not in BattleAction.ATTACK_KINDS
-            or not last.detail.get("damage")
-        ):
-            raise Invalid(
-                "nothing-to-transfer",
-                "Damage is transferred right after the attack that dealt it.",
-                pointer="/transfers",
-            )
-        detail = last.detail
-        target_id = detail["target"]
-        attacker_id = detail["attacker"]
-        if len(detail["results"]) != 1 or detail.get("check"):
-            raise Invalid(
-                "nothing-to-transfer",
-                "After several attack dice, or a Subdual or Exploit Weakness roll, declare "
-                "the transfer as changes to the figures.",
-                pointer="/transfers",
-            )
-        # Replayed from before the attack; a cast's attacks stay as that attack left them.
-        pending = t.state.get("spell_attacks")
-        t.state = copy.deepcopy(last.state_before)
-        t.state.pop("spell_attacks", None)
-        if pending is not None:
-            t.state["spell_attacks"] = pending
-        recipients: list[tuple[str, table.damage.Recipient]] = []
-        for i, (fid, amount) in enumerate(transfers.items()):
-            key, fig = t.figure(fid, f"/transfers/{i}")
-            current = t.state["figures"][key]
-            if current["side"] != t.side_of(target_id) or key == target_id:
-                raise Invalid(
-                    "other-side",
-                    f"{fig.name} is not a friend of the target.",
-                    pointer=f"/transfers/{i}",
-                )
-            recipients.append(
-                (
-                    key,
-                    table.damage.Recipient(
-                        fig.name,
-                        fig.stats["FR"],
-                        amount if isinstance(amount, int) and not isinstance(amount, bool) else 0,
-                        current["status"],
-                        fig.has(table.figures.TRUE_POWER_OF_FRIENDSHIP),
-                        current["markers"].get("inspire", 0),
-                    ),
-                )
-            )
-        r = detail["results"][0]
-        result = table.damage.AttackResult(
-            r["roll"], 0, r["success_rating"], r["hit"], r["damage"], ""
-        )
-        hit = table.damage.apply_hit(t.state, attacker_id, target_id, result, recipients)
-        events = hit.events
-        target = t.name(target_id)
-        warded = hit.words(t.name(attacker_id))
-        moved = ", ".join(
-            f"{rec.amount} to {rec.name}"
-            + (f" (loses {table.damage.received(rec)})" if rec.true_power_of_friendship else "")
-            for _, rec in recipients
-        )
-        return table.state.Outcome(
-            f"Friendship: {target} transfers {moved}."
-            + (f" {warded}" if warded else "")
-            + t.status_words(events),
-            detail={"amends": last.seq, "transfers": {str(k): v for k, v in transfers.items()}},
-            events=events,
-        )
-
-    return _act(battle, by, "transfer", do, if_match=if_match)
-
-
-def _last_effective(battle: Battle) -> BattleAction | None:
-    return (
-        battle.actions.filter(undone_at__isnull=True)
-        .exclude(kind="start")
-        .order_by("-seq")
-        .first()
-    )
-
-
-def plan_spell(
-    battle: Battle,
-    caster: int,
-    spell: str,
-    *,
-    anathema_aura: bool = False,
-    empowered: bool = False,
-    chosen: int | None = None,
-) -> table.spells.SpellPlan:
+def plan_spell(battle: Battle, declaration: table.spells.Cast) -> table.spells.SpellPlan:
     """A spell as declared, before rolling: its dice, Difficulty and each tier's chance."""
-    bf = BattleFigure.objects.filter(side__battle=battle, pk=caster).first()
-    if bf is None:
-        raise Invalid("not-found", f"No figure {caster} in this battle.", pointer="/caster")
-    return table.spells.plan_spell(
-        figure_of(bf),
-        table.spells.catalogue_spell(get_catalogue().spells, spell),
-        anathema_aura=anathema_aura,
-        empowered=empowered,
-        chosen=chosen,
-        forgotten=battle.state["figures"][str(bf.pk)]["forgotten"],
-    )
-
-
-def cast_spell(
-    *,
-    battle: Battle,
-    by: User,
-    caster: int,
-    spell: str,
-    target: int | None = None,
-    anathema_aura: bool = False,
-    empowered: bool = False,
-    chosen: int | None = None,
-    dice: object = None,
-    rng: random.Random | None = None,
-    if_match: int | None = None,
-) -> BattleAction:
-    declared = table.spells.Cast(caster, spell, target, anathema_aura, empowered, chosen)
-    return _act(
-        battle,
-        by,
-        "spell",
-        lambda t: table.spells.cast_spell(t, declared),
-        dice=dice,
-        rng=rng,
-        if_match=if_match,
+    return table.spells.plan_declared(
+        table.state.upgraded(battle.state),
+        _figures(battle),
+        declaration,
+        get_catalogue().spells,
     )
 
 
 def plan_spell_attack(
-    battle: Battle, target: int, situation: table.attacks.Situation | None = None
+    battle: Battle, declaration: table.spell_attacks.SpellAttack
 ) -> table.attacks.AttackPlan:
-    """The waiting cast's attack on `target` as declared, before rolling (its odds)."""
-    declared = table.spell_attacks.SpellAttack(target, situation or table.attacks.Situation())
+    """The waiting cast's attack on one target as declared, before rolling (its odds)."""
     return table.spell_attacks.plan_declared(
-        battle.state, _figures(battle), declared, get_catalogue().spells
+        table.state.upgraded(battle.state), _figures(battle), declaration, get_catalogue()
     )[2]
-
-
-def spell_attack(
-    *,
-    battle: Battle,
-    by: User,
-    target: int,
-    situation: table.attacks.Situation | None = None,
-    dice: object = None,
-    rng: random.Random | None = None,
-    if_match: int | None = None,
-) -> BattleAction:
-    declared = table.spell_attacks.SpellAttack(target, situation or table.attacks.Situation())
-    return _act(
-        battle,
-        by,
-        "spell-attack",
-        lambda t: table.spell_attacks.spell_attack(t, declared),
-        dice=dice,
-        rng=rng,
-        if_match=if_match,
-    )
-
-
-def heal(
-    *,
-    battle: Battle,
-    by: User,
-    healer: int,
-    target: int,
-    dice: object = None,
-    rng: random.Random | None = None,
-    if_match: int | None = None,
-) -> BattleAction:
-    declared = table.recovery.Recovery(healer, target)
-    return _act(
-        battle,
-        by,
-        "heal",
-        lambda t: table.recovery.heal(t, declared),
-        dice=dice,
-        rng=rng,
-        if_match=if_match,
-    )
-
-
-def revive(
-    *,
-    battle: Battle,
-    by: User,
-    reviver: int,
-    target: int,
-    dice: object = None,
-    rng: random.Random | None = None,
-    if_match: int | None = None,
-) -> BattleAction:
-    declared = table.recovery.Recovery(reviver, target)
-    return _act(
-        battle,
-        by,
-        "revive",
-        lambda t: table.recovery.revive(t, declared),
-        dice=dice,
-        rng=rng,
-        if_match=if_match,
-    )
-
-
-def jump(
-    *,
-    battle: Battle,
-    by: User,
-    figure: int,
-    distance: int,
-    movement: table.figures.Movement = "moved",
-    discard_climbing_gear: bool = False,
-    dice: object = None,
-    rng: random.Random | None = None,
-    if_match: int | None = None,
-) -> BattleAction:
-    declared = table.movement.Jump(figure, distance, movement, discard_climbing_gear)
-    return _act(
-        battle,
-        by,
-        "jump",
-        lambda t: table.movement.jump(t, declared),
-        dice=dice,
-        rng=rng,
-        if_match=if_match,
-    )
-
-
-def roll_d12(
-    *,
-    battle: Battle,
-    by: User,
-    count: int = 1,
-    reason: str = "",
-    dice: object = None,
-    rng: random.Random | None = None,
-    if_match: int | None = None,
-) -> BattleAction:
-    declared = table.state.Roll(count, reason)
-    return _act(
-        battle,
-        by,
-        "roll",
-        lambda t: table.state.roll(t, declared),
-        dice=dice,
-        rng=rng,
-        if_match=if_match,
-    )
-
-
-def change_figure(
-    *,
-    battle: Battle,
-    by: User,
-    change: table.state.Change,
-    if_match: int | None = None,
-) -> BattleAction:
-    return _act(battle, by, "change", lambda t: table.state.change(t, change), if_match=if_match)
-
-
-def end_activation(
-    *, battle: Battle, by: User, figure: int, if_match: int | None = None
-) -> BattleAction:
-    declared = table.turn.Activation(figure)
-    return _act(
-        battle,
-        by,
-        "activate",
-        lambda t: table.turn.end_activation(t, declared),
-        if_match=if_match,
-    )
-
-
-def next_turn(*, battle: Battle, by: User, if_match: int | None = None) -> BattleAction:
-    return _act(battle, by, "turn", table.turn.new_turn, if_match=if_match)
 
 
 @transaction.atomic
 def undo(*, battle: Battle, by: User, if_match: int | None = None) -> BattleAction:
-    """Undo the last action not yet undone (last first, P5): its state before comes back."""
+    """Undo the last action not yet undone (last first, P5): its state before comes back.
+    A player undoes their own side's actions only (P9); the battle's own (initiative, a
+    new turn) either player may undo."""
     locked = _lock(battle.pk)
-    _require_side(locked, list(locked.sides.all()), by)
+    player_sides = _player_sides(list(locked.sides.all()), by)
     if locked.status != Battle.Status.PLAYING:
         raise Conflict("battle-ended", "The battle has ended.")
     if if_match is not None and if_match != locked.version:
         raise PreconditionFailed(
             "precondition-failed", f"The battle moved on to version {locked.version}."
         )
-    last = _last_effective(locked)
+    last = selectors.last_undoable(locked)
     if last is None:
         raise Conflict("nothing-to-undo", "There is nothing to undo.")
+    side = last.detail.get("side")
+    if side is not None and side not in player_sides:
+        raise NotAllowed(
+            "not-your-figure",
+            f"The last action is the other side's ({last.words}); its player undoes it.",
+        )
     locked.state = last.state_before
     locked.version += 1
     locked.save(update_fields=["state", "version", "updated_at"])
@@ -694,7 +446,7 @@ def end_battle(
     """
     locked = _lock(battle.pk)
     sides = list(locked.sides.all())
-    _require_side(locked, sides, by)
+    _player_sides(sides, by)
     if locked.status != Battle.Status.PLAYING:
         raise Conflict("battle-ended", "The battle has ended.")
     if if_match is not None and if_match != locked.version:
@@ -745,12 +497,19 @@ def end_battle(
     locked.save(update_fields=["record", "status", "version", "recorded_battle", "updated_at"])
     last = locked.actions.order_by("-seq").values_list("seq", flat=True).first() or 0
     result = "a draw" if winner is None else f"won by {sides[winner].force_name}"
+    waiting = table.decisions.pending(table.state.upgraded(locked.state))
+    passed = "; ".join(
+        f"{table.decisions.KIND_WORDS[d['kind']]} for {figures[d['figure']].name}"
+        for d in waiting
+        if d["figure"] in figures
+    )
     BattleAction.objects.create(
         battle=locked,
         seq=last + 1,
         kind="end",
         actor=by,
-        words=f"{_name(by)} ended the battle: {result}.",
+        words=f"{_name(by)} ended the battle: {result}."
+        + (f" Passed, unanswered: {passed}." if passed else ""),
         state_before=locked.state,
     )
     return locked

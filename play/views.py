@@ -38,13 +38,13 @@ from dbd_site.compression import shows_secret
 from dbd_site.errors import DomainError, Invalid, NotFound
 from dbd_site.inputs import is_whole_number, whole_number
 from dbd_site.rendering import is_htmx, render_page
+from idempotency.decorators import idempotent
 from play import (
     actions,
     api,
     forms,
     presenters,
     selectors,
-    serializers,
     services,
     sharing,
     table,
@@ -230,22 +230,30 @@ def _screen_context(
     request: HttpRequest,
     battle: Battle,
     *,
-    may_act: bool,
+    viewer_sides: frozenset[int],
     watching: bool = False,
     forms: bool = True,
-    can_undo: bool | None = None,
 ) -> dict[str, Any]:
     """What the screen shows; `forms=False` for the state panel alone (a poll, or the
-    answer to an action), which needs no form choices and no odds. `can_undo` when the
-    caller knows it (`selectors.battle_view`)."""
-    view = selectors.battle_view(battle=battle, log_limit=SCREEN_LOG_LINES, can_undo=can_undo)
+    answer to an action), which needs no form choices and no odds. `viewer_sides`: the
+    sides the reader plays (P9); none for a watcher. After the end, no controls."""
+    view = selectors.battle_view(
+        battle=battle, log_limit=SCREEN_LOG_LINES, viewer_sides=viewer_sides
+    )
     context: dict[str, Any] = {
         "battle": battle,
         "view": view,
-        "may_act": may_act and battle.status == Battle.Status.PLAYING,
-        "is_side": may_act,  # a side's player, playing or not: may change the links
+        "may_act": bool(viewer_sides) and battle.status == Battle.Status.PLAYING,
+        "is_side": bool(viewer_sides),  # a side's player, playing or not: may change links
         "watching": watching,
         "screen_log_lines": SCREEN_LOG_LINES,
+        "dice_commitment": selectors.dice_commitment(battle),
+        "dice_url": (
+            reverse("play:watch_dice", args=[battle.spectator_token])
+            if watching
+            else reverse("play:dice", args=[battle.pk])
+        ),
+        "dice_seed": selectors.revealed_seed(battle),
         "state_url": (
             reverse("play:watch_state", args=[battle.spectator_token])
             if watching
@@ -255,7 +263,7 @@ def _screen_context(
     if context["may_act"]:
         context["spell_attack"] = presenters.spell_attack_form(view, None)
     if watching:
-        shows_secret(request)  # the spectator link, in `state_url`
+        shows_secret(request)  # the spectator link, in `state_url` and `dice_url`
     if not forms:
         return context
     catalogue = get_catalogue()
@@ -291,14 +299,16 @@ def _screen(request: HttpRequest, battle: Battle, **kw: Any) -> HttpResponse:
 @not_found_is_404
 def battle_page(request: HttpRequest, battle_id: int) -> HttpResponse:
     battle = selectors.get_battle(user=request.user, battle_id=battle_id)
-    return _screen(request, battle, may_act=selectors.may_act(battle=battle, user=request.user))
+    return _screen(
+        request, battle, viewer_sides=selectors.player_sides(battle=battle, user=request.user)
+    )
 
 
 @require_GET
 @not_found_is_404
 def watch(request: HttpRequest, token: str) -> HttpResponse:
     battle = selectors.get_battle_by_token(token=token)
-    return _screen(request, battle, may_act=False, watching=True)
+    return _screen(request, battle, viewer_sides=frozenset(), watching=True)
 
 
 def _unchanged() -> HttpResponse:
@@ -324,8 +334,12 @@ def _state(
     else:
         battle = read()
         etag = api.etag_of(battle.version)
-        may_act = not watching and selectors.may_act(battle=battle, user=request.user)
-        context = _screen_context(request, battle, may_act=may_act, watching=watching, forms=False)
+        mine = (
+            frozenset() if watching else selectors.player_sides(battle=battle, user=request.user)
+        )
+        context = _screen_context(
+            request, battle, viewer_sides=mine, watching=watching, forms=False
+        )
         response = render(request, "play/battle.html#state", context)
     response["ETag"] = etag
     patch_cache_control(response, private=True, no_cache=True)
@@ -363,7 +377,6 @@ def _after(
     said: str = "",
     errors: list[str] | None = None,
     status: int = 200,
-    can_undo: bool | None = None,
 ) -> HttpResponse:
     if not is_htmx(request):
         if errors:
@@ -376,10 +389,8 @@ def _after(
     # version, and refuse a battle that has ended): it is the battle as stored. After a
     # refusal the battle is read again, as another player may have moved it on.
     fresh = battle if not errors else Battle.objects.select_related("campaign").get(pk=battle.pk)
-    # An action done is an action by one of the battle's players (the services refuse
-    # anyone else): only a refusal leaves it to be asked.
-    may_act = not errors or selectors.may_act(battle=fresh, user=request.user)
-    context = _screen_context(request, fresh, may_act=may_act, forms=False, can_undo=can_undo)
+    mine = selectors.player_sides(battle=fresh, user=request.user)
+    context = _screen_context(request, fresh, viewer_sides=mine, forms=False)
     context.update({"said": said, "errors": errors or []})
     response = render(request, "play/battle.html#answer", context, status=status)
     response["ETag"] = api.etag_of(fresh.version)  # what the page's next poll sends back
@@ -390,17 +401,17 @@ def _after(
 @login_required
 @require_POST
 @not_found_is_404
+@idempotent
 def act(request: HttpRequest, battle_id: int) -> HttpResponse:
     battle = selectors.get_battle(user=request.user, battle_id=battle_id)
     try:
-        body = serializers.PlayActionSerializer(data=forms.body_from_post(request.POST))
+        body = actions.PlayActionSerializer(data=forms.body_from_post(request.POST))
         body.is_valid(raise_exception=True)
         action = actions.perform(battle, request.user, dict(body.validated_data))
     except (DomainError, ValidationError) as error:
         status = error.status if isinstance(error, DomainError) else 400
         return _after(request, battle, errors=presenters.error_messages(error), status=status)
-    # The action just stored is the last one, not undone, and not the start or the end.
-    return _after(request, battle, said=action.words, can_undo=True)
+    return _after(request, battle, said=action.words)
 
 
 @login_required
@@ -411,7 +422,7 @@ def odds(request: HttpRequest, battle_id: int) -> HttpResponse:
     without JavaScript, the whole screen with them ("Show the odds")."""
     battle = selectors.get_battle(user=request.user, battle_id=battle_id)
     context = _screen_context(
-        request, battle, may_act=selectors.may_act(battle=battle, user=request.user)
+        request, battle, viewer_sides=selectors.player_sides(battle=battle, user=request.user)
     )
     if not is_htmx(request):
         shows_secret(request)  # the whole screen has the spectator link
@@ -441,6 +452,7 @@ def spell_attack_odds(request: HttpRequest, battle_id: int) -> HttpResponse:
 @login_required
 @require_POST
 @not_found_is_404
+@idempotent
 def undo(request: HttpRequest, battle_id: int) -> HttpResponse:
     battle = selectors.get_battle(user=request.user, battle_id=battle_id)
     try:
@@ -455,6 +467,7 @@ def undo(request: HttpRequest, battle_id: int) -> HttpResponse:
 @login_required
 @require_http_methods(["GET", "HEAD", "POST"])
 @not_found_is_404
+@idempotent
 def end(request: HttpRequest, battle_id: int) -> HttpResponse:
     battle = selectors.get_battle(user=request.user, battle_id=battle_id)
     view = selectors.battle_view(battle=battle)
@@ -502,3 +515,42 @@ def end(request: HttpRequest, battle_id: int) -> HttpResponse:
         messages.success(request, "The battle has ended.")
         return redirect("play:battle", battle_id=battle.pk)
     return render(request, "play/end.html", context)
+
+
+def _dice_page(request: HttpRequest, battle: Battle, battle_url: str) -> HttpResponse:
+    """Every server die of the battle, checked against its seed once it has ended."""
+    check = selectors.dice_check(battle=battle)
+    results = check.verification.checks if check.verification else [None] * len(check.dice)
+    rows = [
+        {"die": die, "result": result, "words": check.words[die.seq]}
+        for die, result in zip(check.dice, results, strict=True)
+    ]
+    context = {
+        "battle": battle,
+        "check": check,
+        "rows": rows,
+        "snippet": table.commitment.check_snippet(check.seed, check.commitment, check.dice)
+        if check.seed and check.commitment
+        else "",
+        "battle_url": battle_url,
+    }
+    response = render(request, "play/dice.html", context)
+    patch_cache_control(response, private=True, no_cache=True)
+    return response
+
+
+@login_required
+@require_GET
+@not_found_is_404
+def dice(request: HttpRequest, battle_id: int) -> HttpResponse:
+    battle = selectors.get_battle(user=request.user, battle_id=battle_id)
+    return _dice_page(request, battle, reverse("play:battle", args=[battle.pk]))
+
+
+@require_GET
+@not_found_is_404
+def watch_dice(request: HttpRequest, token: str) -> HttpResponse:
+    """The same by the spectator link, so anyone the battle was shown to can check it."""
+    battle = selectors.get_battle_by_token(token=token)
+    shows_secret(request)  # the spectator link, in the way back to the battle
+    return _dice_page(request, battle, reverse("play:watch", args=[token]))

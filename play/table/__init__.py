@@ -10,12 +10,15 @@ One module per area, each an attribute of the package: a caller writes `from pla
 table` and names the area where it uses a rule (`table.attacks.plan_attack`).
 
 - `dice`: the d12 and d3, dice entered at the table, chances, a roll's modifiers.
+- `commitment`: the server's dice as a stream from a secret seed committed to at the
+  start and revealed at the end, and the check of a finished battle's dice.
 - `figures`: a figure's numbers, the skills and equipment that change a roll, statuses.
 - `state`: what changes during a battle (HP, status, markers, items), as JSON-ready data.
 - `attacks`: declared attacks and every printed modifier (P2), one die's result.
 - `damage`: damage, Friendship transfers, Unconscious and Out of Action, wards (P3).
 - `spells`: casting, outcome tiers and the markers a spell places (P4).
 - `spell_attacks`: the attacks a Destruction spell's tier makes (P7).
+- `decisions`: what the attacked side decides after an attack, held until answered (P9).
 - `recovery`: Heal and Revive; `movement`: Jump and Drop checks.
 - `turn`: initiative (P1), whose activation it is, activations and turns.
 - `record`: the battle's record from its events (P6).
@@ -51,14 +54,24 @@ ERROR_CODES = declare_codes(
         "other-side": "Friendship moves damage onto friendly figures only.",
         "unknown-marker": "No marker has that name.",
         "unknown-item": "The figure carries no such one-use item, or discarded it already.",
-        "nothing-to-transfer": "Damage is transferred right after the attack that dealt it.",
+        "nothing-to-transfer": "No attack's damage waits for a Friendship transfer.",
+        "not-your-figure": "A player acts, answers and undoes for their own side only (P9).",
+        "decision-pending": "The other side's decision after an attack comes first (P9).",
+        "no-decision": "No such decision waits for an answer.",
+        "initiative-rolled": "This turn's initiative is rolled; undo it to roll again.",
+        "battle-begun": "That is done before the battle's first initiative roll.",
+        "movement-refused": "The figure may not make that move (Heavy Armour, Aim for the Legs).",
+        "disarmed": "Disarming Shot: no weapon's benefits in this activation.",
+        "used-up": "Used once a battle, and used already.",
     }
 )
 
 # The areas, after the codes they raise are declared.
 from play.table import (  # noqa: E402
     attacks,
+    commitment,
     damage,
+    decisions,
     dice,
     figures,
     movement,
@@ -73,7 +86,9 @@ from play.table import (  # noqa: E402
 __all__ = [
     "ERROR_CODES",
     "attacks",
+    "commitment",
     "damage",
+    "decisions",
     "dice",
     "figures",
     "movement",

@@ -2,15 +2,22 @@
 positions), the needed roll and its odds, and one die's result."""
 
 from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from fractions import Fraction
 from typing import Literal
 
 from dbd_site.errors import Invalid, Problem
-from play.table.damage import AttackResult, apply_hit, lose_hp
+from play.table.damage import (
+    EXPLOIT_WEAKNESS_CHECK,
+    SUBDUAL_CHECK,
+    AttackResult,
+    apply_attack,
+)
+from play.table.decisions import open_after_attack, snapshot
 from play.table.dice import DIE, Modifier, chance_at_least, chance_at_least_best_of_two
 from play.table.figures import (
     ACTIVE,
+    AIR_ASSASSINATION,
     ALERT_COMBATANT,
     ATHLETICS,
     BALLISTICS,
@@ -18,9 +25,14 @@ from play.table.figures import (
     DF_MAX,
     EXPLOIT_WEAKNESS,
     FIRE_ON_THE_MOVE,
+    FLURRY_OF_BLOWS,
     HAND_WEAPON,
+    HEAVY_ARMOUR,
     HEAVY_MACHINE_GUN,
     HEROIC_LEAP,
+    HIDDEN_EXPLOSIVES,
+    HIT_AND_AWAY,
+    LEADERSHIP,
     MARTIAL_ARTS,
     MELEE_DUAL_WIELD,
     MIGHTY_ATTACK,
@@ -28,25 +40,35 @@ from play.table.figures import (
     QUICKDRAW,
     RANGED_DUAL_WIELD,
     REACH_INCHES,
+    SEALED_POWER,
     SNIPER_RIFLE,
     SUBDUAL_WEAPON,
     TRADITIONAL_RANGED_WEAPON,
     TWO_ACTION_WEAPONS,
-    UNCONSCIOUS,
     Figure,
     Movement,
     clamp_active,
 )
-from play.table.state import BattleState, Event, Outcome, Table, require_able
-from rules.catalogue import Equipment
+from play.table.state import (
+    DISARMED,
+    EAGLE_EYE,
+    FORTIFY,
+    INVIGORATE,
+    LEGS,
+    MARKERS,
+    BattleState,
+    CheckRecord,
+    Outcome,
+    Table,
+    remove_markers,
+    require_able,
+)
+from rules.catalogue import Equipment, FireMode
 
 AttackKind = Literal["melee", "ranged"]
 
 
 Obscured = Literal["clear", "partial", "significant"]
-
-
-SUBDUAL_CHECK, EXPLOIT_WEAKNESS_CHECK = "subdual", "exploit-weakness"
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +94,26 @@ class Situation:
     statistic_penalty: int = 0  # Sudden Fatigue's -1s on the statistic used
     to_hit_bonus: int = 0  # Invigorate's second marker: +1 to hit on the next melee attack
     target_fortified: bool = False  # Fortify: +2 DF until the target next activates
+    # Skills that change the roll when the player says they apply (P2).
+    air_assassination: bool = False  # a charge from above: the Charge Bonus is +3
+    flurry_of_blows: bool = False  # two attacks after a charge with a one-handed weapon
+    sealed_power: bool = False  # Terrifying Sealed Power: +1 to the statistic used
+    leader: int | None = None  # Leadership: a friend whose statistic the attacker uses
+    casting_gun: str | None = None  # Casting Gun: a carried weapon's ACC for a spell's
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    """What the battle's state adds to a declared attack: markers on both figures (Fortify,
+    Invigorate, Eagle Eye, Disarming Shot, Aim for the Legs), the attacker's HP (Terrifying
+    Sealed Power), a friendly leader (Leadership), what the attacker has used up. The
+    default knows nothing: the print card's odds."""
+
+    attacker_markers: Mapping[str, int] = field(default_factory=dict)
+    target_markers: Mapping[str, int] = field(default_factory=dict)
+    attacker_hp: int | None = None
+    leader: Figure | None = None
+    spent: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +138,14 @@ class AttackPlan:
     # A second die the attack rolls with its own: "subdual" (the target's roll under its
     # remaining HP) or "exploit-weakness" (the attacker's roll under ME on Success Rating 0).
     check_die: str | None = None
+    reroll: str = ""  # what gives the re-roll: "Invigorate", "Eagle Eye" (P8), or declared
+    max_damage: int | None = None  # Hidden Explosives: at most 2 HP
+    spends: tuple[str, ...] = ()  # markers and once-a-battle uses the attack spends
+
+    @property
+    def dice_per_attack(self) -> int:
+        """A re-roll rolls a second die for each attack (P8): both are logged."""
+        return 2 if self.best_of_two else 1
 
     @property
     def needed(self) -> int:
@@ -112,11 +162,13 @@ class AttackPlan:
     def expected_damage(self) -> Fraction:
         """Expected HP lost from one attack (one die): the Success Rating when above 0 (P3)."""
         # E[max(0, roll - threshold)] = sum over k >= 1 of P(roll >= threshold + k).
+        # Hidden Explosives' cap: E[min(cap, SR)] = sum over k = 1..cap of P(SR >= k).
         tail = chance_at_least_best_of_two if self.best_of_two else chance_at_least
         threshold = self.needed
-        total = sum(
-            (tail(threshold + k) for k in range(1, max(0, DIE - threshold) + 1)), Fraction(0)
-        )
+        top = max(0, DIE - threshold)
+        if self.max_damage is not None:
+            top = min(top, self.max_damage)
+        total = sum((tail(threshold + k) for k in range(1, top + 1)), Fraction(0))
         return total * self.damage_multiplier
 
     @property
@@ -141,7 +193,7 @@ def _weapon(
     """The weapon's to-hit (melee) or ACC (ranged mode) and its rate of fire."""
     if weapon is None:
         return 0, 1
-    if not attacker.carries(weapon.slug):
+    if weapon.slug != HIDDEN_EXPLOSIVES and not attacker.carries(weapon.slug):
         problems.append(
             Problem(
                 "/weapon",
@@ -188,27 +240,47 @@ def plan_attack(
     *,
     equipment: Mapping[str, Equipment],
     mode: int = 0,
+    context: Context = Context(),
 ) -> AttackPlan:
     """Apply every printed modifier to a declared attack (P2); refuses what cannot be.
 
-    `weapon_slug` None is an attack without a weapon; `equipment` is the catalogue's.
+    `weapon_slug` None is an attack without a weapon; `equipment` is the catalogue's;
+    `context` what the battle's state adds (markers, HP, a leader, uses spent).
     Raises `Invalid` with every problem at once (pointers into the declaration).
 
     Long because every printed modifier (P2) is applied in one place, in the order the
     rulebook lists them.
     """
     s = situation
+    if context.target_markers.get(FORTIFY, 0) > 0 and not s.target_fortified:
+        s = replace(s, target_fortified=True)
     problems: list[Problem] = []
-    weapon = None if weapon_slug is None else equipment.get(weapon_slug)
+    explosives = weapon_slug == HIDDEN_EXPLOSIVES
+    weapon = HIDDEN_EXPLOSIVES_PROFILE if explosives else equipment.get(weapon_slug or "")
     if weapon_slug is not None and weapon is None:
         raise Invalid("weapon-not-carried", f"No weapon {weapon_slug!r}.", pointer="/weapon")
     mods: list[Modifier] = []
     notes: list[str] = []
+    if explosives:
+        _hidden_explosives(attacker, kind, context, notes, problems)
     weapon_to_hit, rate_of_fire = _weapon(attacker, kind, weapon, mode, problems)
     slug = weapon.slug if weapon is not None else None
+    if slug is not None and context.attacker_markers.get(DISARMED, 0) > 0:
+        problems.append(
+            Problem(
+                "/weapon",
+                "disarmed",
+                f"Disarming Shot: {attacker.name} may not use a weapon's benefits in this "
+                "activation; attack with no weapon.",
+            )
+        )
+    _movement_allowed(attacker, s, context, problems)
+    if s.casting_gun is not None:
+        not_applicable(problems, "casting_gun", "weapon")
 
+    ignores_cover = kind == "ranged" and context.attacker_markers.get(EAGLE_EYE, 0) >= 3
     target_df = defence_against(target, kind, s, mods)
-    every_attack_modifiers(s, mods)
+    every_attack_modifiers(s, mods, ignores_cover=ignores_cover)
 
     actions = 1
     check_die: str | None = None
@@ -268,8 +340,34 @@ def plan_attack(
                 notes.append("Alert Combatant: no penalty for entering melee without a charge.")
             else:
                 mods.append(Modifier("DF", 1, "Non-Charge move into melee"))
-        if s.charged:
+        if s.charged and s.air_assassination:
+            mods.append(Modifier("DF", -3, "Attacker Charged (Air Assassination)"))
+            notes.append(
+                "Air Assassination: pass a Drop check (a Jump) for the fall first, or the "
+                "attack is forfeit."
+            )
+        elif s.charged:
             mods.append(Modifier("DF", -1, "Attacker Charged"))
+        if s.air_assassination:
+            _needs_skill(attacker, AIR_ASSASSINATION, "air_assassination", problems)
+            if not s.charged:
+                _needs_charge(problems, "air_assassination", "Air Assassination")
+        if s.flurry_of_blows:
+            _needs_skill(attacker, FLURRY_OF_BLOWS, "flurry_of_blows", problems)
+            if not s.charged:
+                _needs_charge(problems, "flurry_of_blows", "Flurry of Blows")
+            if weapon is None or weapon.hands != 1:
+                problems.append(
+                    Problem(
+                        "/situation/flurry_of_blows",
+                        "needs-equipment",
+                        "Flurry of Blows needs a one-handed melee weapon.",
+                    )
+                )
+            notes.append(
+                "Flurry of Blows: a second attack follows this charge; declare it next, "
+                "without the charge (the Charge Bonus is for the first attack)."
+            )
         if s.opponents_in_melee < 1:
             problems.append(
                 Problem(
@@ -361,9 +459,10 @@ def plan_attack(
         if kind != "melee":
             not_applicable(problems, "to_hit_bonus", kind)
         mods.append(Modifier("to-hit", s.to_hit_bonus, "Invigorate"))
+    extras = context_modifiers(attacker, kind, s, context, mods, notes, problems)
     if problems:
         raise Invalid.of(problems)
-    return planned(
+    plan = planned(
         attacker,
         s,
         mods,
@@ -378,6 +477,148 @@ def plan_attack(
         blast=weapon.blast if weapon is not None and kind == "ranged" else None,
         check_die=check_die,
     )
+    return replace(
+        plan,
+        max_damage=HIDDEN_EXPLOSIVES_MAX_DAMAGE if explosives else None,
+        spends=extras.spends + ((HIDDEN_EXPLOSIVES,) if explosives else ()),
+        best_of_two=extras.best_of_two,
+        reroll=extras.reroll,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Extras:
+    best_of_two: bool
+    reroll: str
+    spends: tuple[str, ...]
+
+
+def context_modifiers(
+    attacker: Figure,
+    kind: AttackKind,
+    s: Situation,
+    context: Context,
+    mods: list[Modifier],
+    notes: list[str],
+    problems: list[Problem],
+    *,
+    eagle_eye: int | None = None,
+) -> Extras:
+    """What the attacker's markers and declared skills add, for any attack: Invigorate on
+    its next melee attack and Eagle Eye on its next ranged attack or spell (P8: the re-roll
+    rolls a second die, the better stands, the markers go), Terrifying Sealed Power,
+    Leadership. `eagle_eye`: the markers a spell's cast spent, for its attacks."""
+    statistic = "ME" if kind == "melee" else "RA"
+    best_of_two, reroll = s.best_of_two, "re-roll" if s.best_of_two else ""
+    spends: tuple[str, ...] = ()
+    markers = context.attacker_markers
+    if kind == "melee" and markers.get(INVIGORATE, 0) > 0:
+        best_of_two, reroll, spends = True, "Invigorate", (INVIGORATE,)
+        if markers[INVIGORATE] >= 2 and not s.to_hit_bonus:
+            mods.append(Modifier("to-hit", 1, "Invigorate"))
+    eyes = markers.get(EAGLE_EYE, 0) if eagle_eye is None else eagle_eye
+    if kind == "ranged" and eyes > 0:
+        spends = (EAGLE_EYE,) if eagle_eye is None else ()
+        notes.append('Eagle Eye: +5" range' + (", ignores Cover." if eyes >= 3 else "."))
+        if eyes >= 2:
+            best_of_two, reroll = True, "Eagle Eye"
+    if s.sealed_power:
+        _needs_skill(attacker, SEALED_POWER, "sealed_power", problems)
+        if context.attacker_hp is not None and 2 * context.attacker_hp >= attacker.stats["HP"]:
+            problems.append(
+                Problem(
+                    "/situation/sealed_power",
+                    "situation-not-applicable",
+                    f"Terrifying Sealed Power needs more than half of {attacker.name}'s HP lost.",
+                )
+            )
+        mods.append(Modifier("statistic", 1, "Terrifying Sealed Power"))
+    if s.leader is not None:
+        leader = context.leader
+        if leader is None or not leader.has(LEADERSHIP):
+            problems.append(
+                Problem(
+                    "/situation/leader",
+                    "skill-missing",
+                    "The leader is a friendly figure with Super High School Level Leadership.",
+                )
+            )
+        else:
+            own, theirs = attacker.stats[statistic], leader.stats[statistic]
+            mods.append(
+                Modifier("statistic", theirs - own, f"Leadership ({leader.name}'s {statistic})")
+            )
+    return Extras(best_of_two, reroll, spends)
+
+
+def _needs_skill(attacker: Figure, skill: str, name: str, problems: list[Problem]) -> None:
+    if not attacker.has(skill):
+        problems.append(
+            Problem(f"/situation/{name}", "skill-missing", f"{attacker.name} lacks that skill.")
+        )
+
+
+def _needs_charge(problems: list[Problem], name: str, skill: str) -> None:
+    problems.append(
+        Problem(f"/situation/{name}", "situation-conflict", f"{skill} follows a charge.")
+    )
+
+
+def _movement_allowed(
+    attacker: Figure, s: Situation, context: Context, problems: list[Problem]
+) -> None:
+    """Heavy Armour may not Dash; Aim for the Legs: no Run or Dash (a charge is a Run)."""
+    if s.movement == "dashed" and attacker.carries(HEAVY_ARMOUR):
+        problems.append(
+            Problem("/situation/movement", "movement-refused", "Heavy Armour may not Dash.")
+        )
+    if context.attacker_markers.get(LEGS, 0) > 0 and (
+        s.movement in ("ran", "dashed") or s.charged
+    ):
+        problems.append(
+            Problem(
+                "/situation/movement" if not s.charged else "/situation/charged",
+                "movement-refused",
+                f"Aim for the Legs: {attacker.name} may not Run, Dash or Charge in this "
+                "activation.",
+            )
+        )
+
+
+HIDDEN_EXPLOSIVES_MAX_DAMAGE = 2
+HIDDEN_EXPLOSIVES_PROFILE = Equipment(
+    slug=HIDDEN_EXPLOSIVES,
+    name="Hidden Explosives",
+    kind="ranged",
+    hands=0,
+    cost_multiplier=Fraction(0),
+    cost_statistic=None,
+    cost_constant=0,
+    cost_label="",
+    range_inches=None,
+    fire_modes=(FireMode(rate_of_fire=1, accuracy=0),),
+    blast=5,
+    to_hit=0,
+    df_bonus_melee=0,
+    df_bonus_ranged=0,
+    summary="Once a battle: a Blast 5 ranged attack at a point; at most 2 HP damage.",
+)
+
+
+def _hidden_explosives(
+    attacker: Figure,
+    kind: AttackKind,
+    context: Context,
+    notes: list[str],
+    problems: list[Problem],
+) -> None:
+    if not attacker.has(HIDDEN_EXPLOSIVES):
+        problems.append(
+            Problem("/weapon", "skill-missing", f"{attacker.name} lacks Hidden Explosives.")
+        )
+    if HIDDEN_EXPLOSIVES in context.spent:
+        problems.append(Problem("/weapon", "used-up", "Hidden Explosives are used once a battle."))
+    notes.append("Hidden Explosives: at a point the player declares; at most 2 HP damage.")
 
 
 def defence_against(target: Figure, kind: AttackKind, s: Situation, mods: list[Modifier]) -> int:
@@ -500,6 +741,8 @@ def resolve_attack(plan: AttackPlan, roll: int, *, dodge_inches: int = 2) -> Att
     rating = total - plan.modified_df
     hit = rating >= 0
     damage = max(0, rating) * plan.damage_multiplier
+    if plan.max_damage is not None:
+        damage = min(damage, plan.max_damage)
     if not hit:
         words = (
             'Miss: the attacker is Pushed Back 1".'
@@ -524,11 +767,6 @@ def dodge_for_cover_inches(target: Figure) -> int:
     """Dodge for Cover is 2" (Heroic Leap 4"; Super High School Level Athletics adds 1")."""
     inches = 4 if target.has(HEROIC_LEAP) else 2
     return inches + (1 if target.has(ATHLETICS) else 0)
-
-
-def subdual_knocks_out(roll: int, hp: int) -> bool:
-    """Subdual Weapon: the target must roll below its remaining HP or fall Unconscious."""
-    return roll >= hp
 
 
 def reach_words(inches: int) -> str:
@@ -568,46 +806,6 @@ def odds_against(plan: AttackPlan, dfs: Iterable[int]) -> list[Odds]:
     return result
 
 
-def apply_check_die(
-    state: BattleState,
-    plan: AttackPlan,
-    attacker: Figure,
-    attacker_id: str,
-    target_id: str,
-    result: AttackResult,
-    die: int,
-) -> tuple[str, list[Event]]:
-    """The attack's second die, after its hit is applied: Subdual's knock-out roll (the
-    target must roll under its remaining HP) or Exploit Weakness (on Success Rating 0, a
-    roll at or under ME deals 1 HP). Returns words and events."""
-    target = state["figures"][target_id]
-    if plan.check_die == SUBDUAL_CHECK and result.hit and target["status"] == ACTIVE:
-        if subdual_knocks_out(die, target["hp"]):
-            target["status"] = UNCONSCIOUS
-            return (
-                f"Subdual: the target rolled {die}, not under its {target['hp']} HP.",
-                [{"figure": target_id, "status": UNCONSCIOUS, "by": attacker_id}],
-            )
-        return f"Subdual: the target rolled {die}, under its {target['hp']} HP.", []
-    if (
-        plan.check_die == EXPLOIT_WEAKNESS_CHECK
-        and result.hit
-        and result.success_rating == 0
-        and target["status"] == ACTIVE
-    ):
-        if die <= attacker.stats["ME"]:
-            before = target["status"]
-            target["hp"], target["status"] = lose_hp(target["hp"], before, 1)
-            events: list[Event] = (
-                [{"figure": target_id, "status": target["status"], "by": attacker_id}]
-                if target["status"] != before
-                else []
-            )
-            return f"Exploit Weakness: rolled {die}, at or under ME: 1 damage.", events
-        return f"Exploit Weakness: rolled {die}, over ME.", []
-    return "", []
-
-
 # --- the attack action --------------------------------------------------------------------
 
 
@@ -623,6 +821,37 @@ class AttackDeclaration:
     situation: Situation = Situation()
 
 
+def context_of(
+    state: BattleState,
+    figures: Mapping[str, Figure],
+    attacker_id: str,
+    target_id: str,
+    leader: object,
+) -> Context:
+    """What the battle's state adds to an attack by `attacker_id` on `target_id` (and a
+    declared leader, who must be an active friend of the attacker, P2)."""
+    attacker = state["figures"][attacker_id]
+    found: Figure | None = None
+    if leader is not None:
+        key = str(leader)
+        friend = state["figures"].get(key)
+        if (
+            friend is not None
+            and key in figures
+            and key != attacker_id
+            and friend["side"] == attacker["side"]
+            and friend["status"] == ACTIVE
+        ):
+            found = figures[key]
+    return Context(
+        attacker_markers=attacker["markers"],
+        target_markers=state["figures"][target_id]["markers"],
+        attacker_hp=attacker["hp"],
+        leader=found,
+        spent=frozenset(attacker["spent"]),
+    )
+
+
 def plan_declared(
     state: BattleState,
     figures: Mapping[str, Figure],
@@ -630,8 +859,8 @@ def plan_declared(
     equipment: Mapping[str, Equipment],
 ) -> AttackPlan:
     """The attack as declared in this battle, before rolling: both figures are in it, the
-    target is an enemy not Out of Action, the attacker may act; a Fortified target's +2
-    DF is applied whether ticked or not."""
+    target is an enemy not Out of Action, the attacker may act; the markers and skills the
+    state holds apply (`Context`)."""
     problems: list[Problem] = []
     for where, fid in (("/attacker", d.attacker), ("/target", d.target)):
         if str(fid) not in figures or str(fid) not in state["figures"]:
@@ -645,19 +874,27 @@ def plan_declared(
     require_able(state, attacker_id, attacker, "/attacker")
     if state["figures"][target_id]["status"] == OUT_OF_ACTION:
         raise Invalid("figure-not-active", f"{target.name} is Out of Action.", pointer="/target")
-    situation = d.situation
-    if state["figures"][target_id]["markers"].get("fortify", 0) > 0:
-        situation = replace(situation, target_fortified=True)
+    context = context_of(state, figures, attacker_id, target_id, d.situation.leader)
     return plan_attack(
-        attacker, target, d.kind, d.weapon, situation, equipment=equipment, mode=d.mode
+        attacker,
+        target,
+        d.kind,
+        d.weapon,
+        d.situation,
+        equipment=equipment,
+        mode=d.mode,
+        context=context,
     )
 
 
 def attack(t: Table, d: AttackDeclaration) -> Outcome:
-    """An attack (P2, P3): one die per attack the weapon makes (its rate of fire), each
-    resolved against the target in turn; damage, Unconscious, Out of Action."""
+    """An attack (P2, P3): one die per attack the weapon makes (its rate of fire; two with
+    a re-roll, P8), each resolved against the target in turn; damage, Unconscious, Out of
+    Action; the defender's decisions wait (P9)."""
+    t.own(d.attacker, "/attacker")
     plan = plan_declared(t.state, t.figures, d, t.catalogue.equipment)
-    outcome = roll_attack(t, plan, str(d.attacker), str(d.target))
+    attacker_id, _ = t.actor(d.attacker, "/attacker")
+    outcome = roll_attack(t, plan, attacker_id, str(d.target))
     outcome.detail["declaration"] = {
         "attacker": d.attacker,
         "target": d.target,
@@ -669,35 +906,73 @@ def attack(t: Table, d: AttackDeclaration) -> Outcome:
     return outcome
 
 
+def spend(t: Table, fid: str, plan: AttackPlan) -> str:
+    """The markers and once-a-battle uses an attack spends (P8); answers words."""
+    current = t.state["figures"][fid]
+    said = []
+    for used in plan.spends:
+        if used in current["markers"]:
+            remove_markers(t.state, fid, used)
+            said.append(f"{MARKERS[used]} spent.")
+        elif used == HIDDEN_EXPLOSIVES:
+            current["spent"].append(used)
+    return " ".join(said)
+
+
 def roll_attack(t: Table, plan: AttackPlan, attacker_id: str, target_id: str) -> Outcome:
-    """Roll a planned attack: one die per attack (its rate of fire), each resolved against
-    the target in turn (P3, the target's wards), then Subdual's or Exploit Weakness's die."""
-    checks = 1 if plan.check_die else 0
-    rolls = t.dice.d12(plan.rate_of_fire + checks)
+    """Roll a planned attack: per attack its die (and the re-roll's second die, P8: the
+    better stands), then Subdual's or Exploit Weakness's die; the dice on the battle
+    (`damage.apply_attack`); the defender's decisions (`decisions.open_after_attack`).
+
+    Long because each attack's dice are rolled and applied in the order the rules give them.
+    """
     attacker, target = t.figures[attacker_id], t.figures[target_id]
-    events: list[Event] = []
-    results = []
-    checked = ""
-    warded: list[str] = []
-    for roll in rolls[: plan.rate_of_fire]:
-        result = resolve_attack(plan, roll, dodge_inches=dodge_for_cover_inches(target))
+    spent = spend(t, attacker_id, plan)
+    inches = dodge_for_cover_inches(target)
+    results: list[AttackResult] = []
+    rolled: list[str] = []
+    pairs: list[list[int]] = []
+    for _ in range(plan.rate_of_fire):
+        dice = t.dice.d12(plan.dice_per_attack)
+        result = resolve_attack(plan, max(dice), dodge_inches=inches)
         results.append(result)
-        hit = apply_hit(t.state, attacker_id, target_id, result)
-        events += hit.events
-        if said := hit.words(attacker.name):
-            warded.append(said)
-    if checks:
-        checked, more = apply_check_die(
-            t.state, plan, attacker, attacker_id, target_id, results[0], rolls[-1]
+        pairs.append(dice)
+        if len(dice) == 2:
+            rolled.append(
+                f"rolled {dice[0]}, re-rolled {dice[1]} ({plan.reroll}): {max(dice)} stands. "
+                f"{result.words}"
+            )
+        else:
+            rolled.append(f"rolled {dice[0]}. {result.words}")
+    check: CheckRecord | None = None
+    if plan.check_die:
+        check = {"kind": plan.check_die, "die": t.dice.d12(1)[0], "me": attacker.stats["ME"]}
+    ranged = plan.kind == "ranged"
+    before = {fid: snapshot(t.state, fid) for fid in dict.fromkeys((target_id, attacker_id))}
+    effect = apply_attack(t.state, attacker, attacker_id, target_id, results, check, ranged=ranged)
+    asked = open_after_attack(
+        t,
+        attacker_id,
+        target_id,
+        results,
+        check,
+        ranged=ranged,
+        before=before,
+        dodge_inches=inches,
+    )
+    if ranged and not any(r.hit for r in results) and attacker.has(HIT_AND_AWAY):
+        effect.words.append(
+            f"Hit and Away: {attacker.name} may Dodge for Cover "
+            f'{dodge_for_cover_inches(attacker)}".'
         )
-        events += more
     words = (
         f"{attacker.name} attacks {target.name} ({plan.kind}, {plan.weapon_name}; "
         f"{plan.needed_words()}): "
-        + " ".join(f"rolled {r.roll}. {r.words}" for r in results)
-        + "".join(f" {said}" for said in warded)
-        + (f" {checked}" if checked else "")
-        + t.status_words(events)
+        + " ".join(rolled)
+        + "".join(f" {said}" for said in effect.words)
+        + t.status_words(effect.events)
+        + (f" {spent}" if spent else "")
+        + "".join(f" {said}" for said in asked)
     )
     return Outcome(
         words,
@@ -710,13 +985,14 @@ def roll_attack(t: Table, plan: AttackPlan, attacker_id: str, target_id: str) ->
                     "success_rating": r.success_rating,
                     "damage": r.damage,
                     "hit": r.hit,
+                    **({"rolls": dice} if len(dice) == 2 else {}),
                 }
-                for r in results
+                for r, dice in zip(results, pairs, strict=True)
             ],
             "damage": sum(r.damage for r in results),
-            "check": {"kind": plan.check_die, "die": rolls[-1]} if checks else None,
+            "check": {"kind": check["kind"], "die": check["die"]} if check else None,
             "target": target_id,
             "attacker": attacker_id,
         },
-        events=events,
+        events=effect.events,
     )

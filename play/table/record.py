@@ -53,8 +53,21 @@ class Logged:
 
 
 def effective_events(log: Iterable[Logged]) -> list[Event]:
-    """The record's events (P6), from the log's lines not undone, in order: an attack a
-    Friendship transfer amended counts through the transfer's events instead of its own."""
+    """The record's events (P6), from the log's lines not undone, in order. A Friendship
+    transfer resolves its attack again (`decisions.transfer`): for the figures it resolved
+    again, the attack's events give way to the transfer's (every figure, for a transfer
+    logged before they were named)."""
     lines = list(log)
-    amended = {line.detail.get("amends") for line in lines if line.kind == "transfer"}
-    return [event for line in lines if line.seq not in amended for event in line.events]
+    replaced: dict[int, set[str] | None] = {}
+    for line in lines:
+        if line.kind == "transfer" and "amends" in line.detail:
+            figures = line.detail.get("figures")
+            replaced[line.detail["amends"]] = None if figures is None else set(figures)
+
+    def counts(line: Logged, event: Event) -> bool:
+        if line.seq not in replaced:
+            return True
+        figures = replaced[line.seq]
+        return figures is not None and event["figure"] not in figures
+
+    return [event for line in lines for event in line.events if counts(line, event)]

@@ -13,7 +13,10 @@ from dataclasses import asdict, dataclass, replace
 from dbd_site.errors import Invalid, Problem
 from play.table.attacks import (
     AttackPlan,
+    Context,
     Situation,
+    context_modifiers,
+    context_of,
     defence_against,
     every_attack_modifiers,
     fatigue_modifier,
@@ -23,9 +26,16 @@ from play.table.attacks import (
     roll_attack,
 )
 from play.table.dice import Modifier
-from play.table.figures import OUT_OF_ACTION, Figure
-from play.table.state import BattleState, Outcome, SpellAttackState, Table
-from rules.catalogue import Spell
+from play.table.figures import CASTING_GUN, OUT_OF_ACTION, Figure
+from play.table.state import (
+    FORTIFY,
+    BattleState,
+    Outcome,
+    SpellAttackState,
+    Table,
+    close_spell_attacks,
+)
+from rules.catalogue import Catalogue, Equipment, Spell
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,12 +142,6 @@ def pending_spell_attacks(state: BattleState) -> SpellAttackState | None:
     return state.get("spell_attacks")
 
 
-def close_spell_attacks(state: BattleState) -> None:
-    """The cast's attacks lapse: when the caster's activation ends, the turn ends, or
-    another spell is cast."""
-    state.pop("spell_attacks", None)
-
-
 def spell_target_problems(
     state: BattleState, target_id: str, attacks: SpellAttacks
 ) -> list[Problem]:
@@ -182,10 +186,21 @@ def plan_spell_attack(
     target: Figure,
     attacks: SpellAttacks,
     situation: Situation = Situation(),
+    *,
+    context: Context = Context(),
+    eagle_eye: int = 0,
+    equipment: Mapping[str, Equipment] | None = None,
 ) -> AttackPlan:
     """One target's share of a cast's attacks, as a ranged attack by the caster (RA, the
-    tier's Acc) with the printed modifiers (P2). Raises `Invalid` with every problem."""
+    tier's Acc) with the printed modifiers (P2, P7); the Eagle Eye markers its cast spent
+    (P8); Casting Gun: a carried ranged weapon's ACC in place of the spell's. Raises
+    `Invalid` with every problem.
+
+    Long because each printed modifier (P2, P7) is applied in one place, side by side.
+    """
     s = situation
+    if context.target_markers.get(FORTIFY, 0) > 0 and not s.target_fortified:
+        s = replace(s, target_fortified=True)
     problems: list[Problem] = []
     for name in (
         "charged",
@@ -205,16 +220,39 @@ def plan_spell_attack(
     mods: list[Modifier] = []
     notes: list[str] = [f"{attacks.spell_name}: {attacks.words()}."]
     target_df = defence_against(target, "ranged", s, mods)
-    every_attack_modifiers(s, mods, ignores_cover=attacks.ignores_cover)
+    ignores_cover = attacks.ignores_cover or eagle_eye >= 3
+    every_attack_modifiers(s, mods, ignores_cover=ignores_cover)
     if attacks.ignores_cover and s.obscured != "clear":
         notes.append(f"{attacks.spell_name} ignores Cover: no Obscured modifier.")
     ranged_modifiers(caster, s, None, mods, notes, problems)
-    if attacks.accuracy:
-        mods.append(Modifier("to-hit", attacks.accuracy, f"{attacks.spell_name} Acc"))
+    accuracy, source = attacks.accuracy, f"{attacks.spell_name} Acc"
+    if s.casting_gun is not None:
+        gun = (equipment or {}).get(s.casting_gun)
+        if not caster.has(CASTING_GUN):
+            problems.append(
+                Problem("/situation/casting_gun", "skill-missing", "Casting Gun is a skill.")
+            )
+        if gun is None or gun.kind != "ranged" or not caster.carries(gun.slug):
+            problems.append(
+                Problem(
+                    "/situation/casting_gun",
+                    "weapon-not-carried",
+                    f"{caster.name} carries no such ranged weapon.",
+                )
+            )
+        else:
+            accuracy = max(mode.accuracy for mode in gun.fire_modes)
+            source = f"Casting Gun ({gun.name} ACC)"
+            notes.append(f"Casting Gun: the {gun.name}'s range may be used as well.")
+    if accuracy:
+        mods.append(Modifier("to-hit", accuracy, source))
     fatigue_modifier(s, mods, problems)
+    extras = context_modifiers(
+        caster, "ranged", s, context, mods, notes, problems, eagle_eye=eagle_eye
+    )
     if problems:
         raise Invalid.of(problems)
-    return planned(
+    plan = planned(
         caster,
         s,
         mods,
@@ -227,6 +265,7 @@ def plan_spell_attack(
         notes=tuple(notes),
         blast=attacks.blast,
     )
+    return replace(plan, best_of_two=extras.best_of_two, reroll=extras.reroll)
 
 
 # --- the action -----------------------------------------------------------------------------
@@ -256,11 +295,11 @@ def plan_declared(
     state: BattleState,
     figures: Mapping[str, Figure],
     d: SpellAttack,
-    spells: Mapping[str, Spell],
+    catalogue: Catalogue,
 ) -> tuple[str, SpellAttacks, AttackPlan]:
     """The waiting cast's attack on one target: (the caster's id, the cast's attacks, the
     plan). Refused when no cast waits, or the target is not one it may attack."""
-    found = waiting(state, spells)
+    found = waiting(state, catalogue.spells)
     if found is None:
         raise Invalid(
             "no-spell-attacks",
@@ -275,10 +314,15 @@ def plan_declared(
     if problems:
         raise Invalid.of(problems)
     caster_id = pending["caster"]
-    situation = d.situation
-    if state["figures"][target_id]["markers"].get("fortify", 0) > 0:
-        situation = replace(situation, target_fortified=True)
-    plan = plan_spell_attack(figures[caster_id], figures[target_id], attacks, situation)
+    plan = plan_spell_attack(
+        figures[caster_id],
+        figures[target_id],
+        attacks,
+        d.situation,
+        context=context_of(state, figures, caster_id, target_id, d.situation.leader),
+        eagle_eye=pending.get("eagle_eye", 0),
+        equipment=catalogue.equipment,
+    )
     return caster_id, attacks, plan
 
 
@@ -287,7 +331,8 @@ def spell_attack(t: Table, d: SpellAttack) -> Outcome:
     ROF and Acc, resolved as any ranged attack (P2, P3, P7; see `plan_spell_attack`).
     Each target is attacked once; the cast closes when its targets are used up, when the
     caster's activation ends, or at the next cast or turn."""
-    caster_id, attacks, plan = plan_declared(t.state, t.figures, d, t.catalogue.spells)
+    caster_id, attacks, plan = plan_declared(t.state, t.figures, d, t.catalogue)
+    t.actor(caster_id, "")
     target_id = str(d.target)
     outcome = roll_attack(t, plan, caster_id, target_id)
     left = spend_spell_attack(t.state, target_id, attacks)

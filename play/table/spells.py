@@ -10,28 +10,34 @@ from dbd_site.errors import Invalid, Problem
 from play.table.dice import DIE, Modifier, chance_at_least
 from play.table.figures import (
     ACTIVE,
+    ANATHEMA_AURA,
     DRAGON_SLAYER,
     EMPOWERED_BLESSINGS,
     EMPOWERED_SCHOOLS,
+    LEADERSHIP,
+    OUT_OF_ACTION,
+    SEALED_POWER,
     Figure,
     clamp_active,
 )
 from play.table.recovery import restore_hp, wake
 from play.table.spell_attacks import (
     attacks_with,
-    close_spell_attacks,
     open_spell_attacks,
     spell_attacks,
 )
 from play.table.state import (
+    EAGLE_EYE,
     EMPOWERED,
     MARKERS,
+    BattleState,
     Event,
     Outcome,
     Table,
     add_markers,
+    close_spell_attacks,
     forget_spell,
-    require_able,
+    remove_markers,
 )
 from rules.catalogue import Spell, SpellOutcome
 
@@ -96,9 +102,12 @@ def plan_spell(
     chosen: int | None = None,
     statistic_penalty: int = 0,
     forgotten: Iterable[str] = (),
+    sealed_power: bool = False,
+    leader: Figure | None = None,
 ) -> SpellPlan:
     """P4: CA dice against the Difficulty (Spell Focus -1, Anathema Aura +1, Empowered
-    Blessings +1), Supreme Spell Mastery +1 success.
+    Blessings +1), Supreme Spell Mastery +1 success; Terrifying Sealed Power +1 CA, a
+    leader's CA for the caster's (Leadership), both declared (P2).
 
     Long because each modifier of P4 is one line, side by side.
     """
@@ -148,7 +157,20 @@ def plan_spell(
         mods.append(Modifier("statistic", 1, "Supreme Spell Mastery (+1 success)"))
     if statistic_penalty:
         mods.append(Modifier("statistic", -statistic_penalty, "Sudden Fatigue"))
-    dice = clamp_active(caster.stats["CA"] - statistic_penalty)
+    ca = caster.stats["CA"]
+    if leader is not None:
+        mods.append(
+            Modifier("statistic", leader.stats["CA"] - ca, f"Leadership ({leader.name}'s CA)")
+        )
+        ca = leader.stats["CA"]
+    if sealed_power:
+        if not caster.has(SEALED_POWER):
+            problems.append(
+                Problem("/sealed_power", "skill-missing", f"{caster.name} lacks that skill.")
+            )
+        mods.append(Modifier("statistic", 1, "Terrifying Sealed Power"))
+        ca += 1
+    dice = clamp_active(ca - statistic_penalty)
     if dice < 1:
         problems.append(Problem("/caster", "cannot-cast", f"{caster.name} has CA 0."))
     if problems:
@@ -292,7 +314,9 @@ def spell_at_the_table(spell: str, tier_index: int | None) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Cast:
-    """A spell as a player declares it (P4): caster, spell, target (None: the caster)."""
+    """A spell as a player declares it (P4): caster, spell, target (None: the caster), and
+    what the caster chooses before rolling: Mana Obliteration's spell the target forgets,
+    Dispel Magic's effect to remove when 1-2 successes take one of several."""
 
     caster: object  # ids as sent
     spell: str
@@ -300,6 +324,10 @@ class Cast:
     anathema_aura: bool = False
     empowered: bool = False
     chosen: int | None = None
+    sealed_power: bool = False
+    leader: object = None
+    forget: str | None = None
+    dispel: str | None = None
 
 
 def catalogue_spell(spells: Mapping[str, Spell], slug: str) -> Spell:
@@ -308,30 +336,108 @@ def catalogue_spell(spells: Mapping[str, Spell], slug: str) -> Spell:
     return spells[slug]
 
 
-def cast_spell(t: Table, d: Cast) -> Outcome:
-    """P4: CA dice against the Difficulty; the outcome tier; its markers on the target,
-    Healing Spring's and Reviving Breath's HP, Mana Obliteration's forgetting, Dispel
-    Magic's removals, and a Destruction tier's attacks to roll (P7).
+def plan_declared(
+    state: BattleState, figures: Mapping[str, Figure], d: Cast, spells: Mapping[str, Spell]
+) -> SpellPlan:
+    """The cast as declared in this battle, before rolling: the caster's forgotten spells,
+    its HP (Terrifying Sealed Power), its leader (Leadership), and Anathema Aura only when
+    an enemy of the caster has it.
 
-    Long because each outcome of P4 and P7 is applied in one place, side by side.
+    Long because each thing the cast depends on in the battle is read in one place.
     """
-    caster_id, caster = t.figure(d.caster, "/caster")
-    spell = catalogue_spell(t.catalogue.spells, d.spell)
-    require_able(t.state, caster_id, caster, "/caster")
-    plan = plan_spell(
+    caster_id = str(d.caster)
+    if caster_id not in figures or caster_id not in state["figures"]:
+        raise Invalid("not-found", f"No figure {d.caster} in this battle.", pointer="/caster")
+    caster, current = figures[caster_id], state["figures"][caster_id]
+    spell = catalogue_spell(spells, d.spell)
+    problems: list[Problem] = []
+    if d.anathema_aura and not any(
+        figures[fid].has(ANATHEMA_AURA)
+        for fid, f in state["figures"].items()
+        if fid in figures and f["side"] != current["side"] and f["status"] != OUT_OF_ACTION
+    ):
+        problems.append(
+            Problem(
+                "/anathema_aura",
+                "skill-missing",
+                f"No enemy of {caster.name} in this battle has Anathema Aura.",
+            )
+        )
+    if d.sealed_power and 2 * current["hp"] >= caster.stats["HP"]:
+        problems.append(
+            Problem(
+                "/sealed_power",
+                "situation-not-applicable",
+                f"Terrifying Sealed Power needs more than half of {caster.name}'s HP lost.",
+            )
+        )
+    leader: Figure | None = None
+    if d.leader is not None:
+        key = str(d.leader)
+        friend = state["figures"].get(key)
+        if (
+            friend is None
+            or key not in figures
+            or key == caster_id
+            or friend["side"] != current["side"]
+            or friend["status"] != ACTIVE
+            or not figures[key].has(LEADERSHIP)
+        ):
+            problems.append(
+                Problem(
+                    "/leader",
+                    "skill-missing",
+                    "The leader is an active friend with Super High School Level Leadership.",
+                )
+            )
+        else:
+            leader = figures[key]
+    if d.dispel is not None and d.dispel not in MARKERS:
+        problems.append(Problem("/dispel", "unknown-marker", f"No marker {d.dispel!r}."))
+    if problems:
+        raise Invalid.of(problems)
+    return plan_spell(
         caster,
         spell,
         anathema_aura=d.anathema_aura,
         empowered=d.empowered,
         chosen=d.chosen,
-        forgotten=t.state["figures"][caster_id]["forgotten"],
+        forgotten=current["forgotten"],
+        sealed_power=d.sealed_power,
+        leader=leader,
     )
+
+
+def cast_spell(t: Table, d: Cast) -> Outcome:
+    """P4: CA dice against the Difficulty; the outcome tier; its markers on the target,
+    Healing Spring's and Reviving Breath's HP, Mana Obliteration's forgetting, Dispel
+    Magic's removals, and a Destruction tier's attacks to roll (P7). The caster's Eagle
+    Eye markers go with its next spell (their re-roll and Cover for its attacks).
+
+    Long because each outcome of P4 and P7 is applied in one place, side by side.
+    """
+    caster_id, caster = t.own(d.caster, "/caster")
+    spell = catalogue_spell(t.catalogue.spells, d.spell)
+    plan = plan_declared(t.state, t.figures, d, t.catalogue.spells)
     target_id = caster_id if d.target is None else t.figure(d.target, "/target")[0]
     target_name = t.name(target_id)
+    if d.forget is not None and (
+        d.spell != MANA_OBLITERATION or d.forget not in t.figures[target_id].spells
+    ):
+        raise Invalid(
+            "spell-not-known",
+            f"Mana Obliteration's target forgets a spell it knows; {target_name} does not "
+            f"know {d.forget!r}.",
+            pointer="/forget",
+        )
+    t.actor(d.caster, "/caster")
+    eagle_eye = remove_markers(t.state, caster_id, EAGLE_EYE)
     rolls = t.dice.d12(plan.dice)
     result = cast(plan, rolls)
     events: list[Event] = []
     effects: list[str] = []
+    if eagle_eye:
+        effects.append(f"{caster.name}'s Eagle Eye is spent (+5\" range)")
     placed = spell_markers(d.spell, plan, result)
     if placed is not None:
         add_markers(t.state, target_id, *placed)
@@ -368,10 +474,15 @@ def cast_spell(t: Table, d: Cast) -> Outcome:
         events += wake(t.state, target_id, hp)
         if events:
             effects.append(f"{target_name} wakes with {t.state['figures'][target_id]['hp']} HP")
-    if d.spell == MANA_OBLITERATION and tier_index is not None and tier_index < 2:
-        forget_spell(t.state, caster_id, d.spell)
-        effects.append(f"{caster.name} forgets {spell.name}")
     at_the_table = spell_at_the_table(d.spell, tier_index)
+    if d.spell == MANA_OBLITERATION and tier_index is not None:
+        if tier_index < 2:
+            forget_spell(t.state, caster_id, d.spell)
+            effects.append(f"{caster.name} forgets {spell.name}")
+        if tier_index >= 1 and d.forget is not None:
+            forget_spell(t.state, target_id, d.forget)
+            effects.append(f"{target_name} forgets {t.catalogue.spells[d.forget].name}")
+            at_the_table = ""
     # A new cast ends the last one's attacks; a Destruction tier opens its own.
     close_spell_attacks(t.state)
     attacks = (
@@ -383,17 +494,20 @@ def cast_spell(t: Table, d: Cast) -> Outcome:
         open_spell_attacks(
             t.state, caster_id, d.spell, tier_index or 0, result.successes, d.chosen
         )
+        if eagle_eye:
+            t.state["spell_attacks"]["eagle_eye"] = eagle_eye
         effects.append(f"Its attacks: {attacks.words()}; roll them next, one target at a time")
     if d.spell == DISPEL_MAGIC and tier_index is not None:
         removed = dispelled(target_state["markers"], tier_index)
-        if removed is None:
+        if removed is None and d.dispel in target_state["markers"]:
+            removed = [d.dispel]
+        elif removed is None:
             at_the_table = (
                 'Choose the spell effect to remove and take its markers off with "Change a '
                 'figure".'
             )
         for marker in removed or ():
-            count = target_state["markers"][marker]
-            add_markers(t.state, target_id, marker, -count)
+            count = remove_markers(t.state, target_id, marker)
             effects.append(f"{count} {MARKERS[marker]} removed from {target_name}")
     return Outcome(
         f"{caster.name} casts {plan.spell_name} (Difficulty {plan.difficulty}, "

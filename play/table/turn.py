@@ -5,17 +5,18 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-from dbd_site.errors import Invalid
+from dbd_site.errors import Conflict, Invalid
 from play.table.dice import DIE, FACES, roll_dice
-from play.table.figures import ACTIVE
-from play.table.spell_attacks import close_spell_attacks
+from play.table.figures import ACTIVE, DEADLY_GAMBLE
 from play.table.state import (
-    MARKERS,
     BattleState,
+    Event,
     Outcome,
     Table,
     active_counts,
-    figure_state,
+    close_spell_attacks,
+    determination_events,
+    end_activation,
 )
 
 
@@ -117,32 +118,20 @@ def acting_side(state: BattleState, sides: int) -> int | None:
     return min(candidates, key=lambda side: (done[side], order.index(side)))
 
 
-def activate(state: BattleState, fid: str) -> None:
-    """The figure's activation ends; a cast's attacks not rolled by then lapse."""
-    figure_state(state, fid, "/figure")["activated"] = True
-    close_spell_attacks(state)
-
-
-# Markers that last until the figure's next activation, or for that activation only.
-LAPSE_ON_ACTIVATION = ("clock-up", "inspire", "fortify", "extreme-speed")
-
-
-def lapse_markers(state: BattleState, fid: str) -> list[str]:
-    """Remove the markers an activation uses up; returns the ones removed."""
-    markers = figure_state(state, fid, "/figure")["markers"]
-    lapsed = [m for m in LAPSE_ON_ACTIVATION if m in markers]
-    for marker in lapsed:
-        del markers[marker]
-    return lapsed
-
-
-def next_turn(state: BattleState) -> None:
-    """A new turn: nobody has activated yet, and initiative is rolled again (P1)."""
+def next_turn(state: BattleState) -> list[Event]:
+    """A new turn: the activation under way ends (P8); nobody has activated yet, and
+    initiative is rolled again (P1). Answers the record's events (Determination)."""
+    events: list[Event] = []
+    activating = state.get("activating")
+    if activating is not None and activating in state["figures"]:
+        end_activation(state, activating)
+        events = determination_events(state, activating)
     state["turn"] += 1
     state["initiative"] = None
     close_spell_attacks(state)
     for figure in state["figures"].values():
         figure["activated"] = False
+    return events
 
 
 # --- the turn's actions ---------------------------------------------------------------------
@@ -150,7 +139,13 @@ def next_turn(state: BattleState) -> None:
 
 def initiative(t: Table, _: None = None) -> Outcome:
     """P1: 1d12 a side, +1 for the side with fewer active figures, ties rolled again.
-    Entered dice come as rounds: `[[7, 7], [3, 9]]`."""
+    Entered dice come as rounds: `[[7, 7], [3, 9]]`. Once a turn: a second roll is refused
+    (undo the first to roll again)."""
+    if t.state["initiative"] is not None:
+        raise Conflict(
+            "initiative-rolled",
+            f"Turn {t.state['turn']}'s initiative is rolled; undo it to roll again.",
+        )
     bonuses = initiative_bonuses(active_counts(t.state, len(t.sides)))
     if t.dice.were_entered:
         result = initiative_from(t.dice.rounds(), bonuses)
@@ -172,20 +167,62 @@ class Activation:
     figure: object  # its id as sent
 
 
-def end_activation(t: Table, d: Activation) -> Outcome:
-    """The figure has activated this turn; the markers that last until its next activation
-    (or for it) lapse: Clock Up, Inspire, Fortify, Extreme Speed."""
-    fid, figure = t.figure(d.figure, "/figure")
+def end_activation_of(t: Table, d: Activation) -> Outcome:
+    """The figure has activated this turn ("Activated"). Markers that last for its
+    activation lapse (P8: each counted from the activation in which it was placed); a cast's
+    attacks lapse (P7); a figure that acted through Determination is Out of Action (P8)."""
+    fid, figure = t.own(d.figure, "/figure")
     if t.state["figures"][fid]["activated"]:
         raise Invalid("invalid", f"{figure.name} has activated this turn.", pointer="/figure")
-    activate(t.state, fid)
-    lapsed = lapse_markers(t.state, fid)
-    words = f"{figure.name} has activated."
-    if lapsed:
-        words += " " + ", ".join(MARKERS[m] for m in lapsed) + " lapsed."
-    return Outcome(words, detail={"figure": fid})
+    said: list[str] = []
+    events: list[Event] = []
+    other = t.state.get("activating")
+    if other is not None and other != fid and other in t.state["figures"]:
+        said += [f"{t.name(other)}'s activation ends: {w}" for w in end_activation(t.state, other)]
+        events += determination_events(t.state, other)
+    said += end_activation(t.state, fid)
+    events += determination_events(t.state, fid)
+    return Outcome(
+        " ".join([f"{figure.name} has activated.", *said]) + t.status_words(events),
+        detail={"figure": fid},
+        events=events,
+    )
 
 
 def new_turn(t: Table, _: None = None) -> Outcome:
-    next_turn(t.state)
-    return Outcome(f"Turn {t.state['turn']} begins: roll for initiative.")
+    events = next_turn(t.state)
+    return Outcome(
+        t.status_words(events).strip()
+        + (" " if events else "")
+        + f"Turn {t.state['turn']} begins: roll for initiative.",
+        events=events,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Gamble:
+    """Deadly Gamble: the figure with the skill names an enemy student before the battle."""
+
+    figure: object  # ids as sent
+    target: object
+
+
+def deadly_gamble(t: Table, d: Gamble) -> Outcome:
+    """Deadly Gamble ("before the game begins"): refused once the first initiative is
+    rolled. The log says that a name was noted, not whose: the screen shows it to its own
+    side only."""
+    fid, figure = t.own(d.figure, "/figure")
+    target_id, target = t.figure(d.target, "/target")
+    if not figure.has(DEADLY_GAMBLE):
+        raise Invalid("skill-missing", f"{figure.name} lacks Deadly Gamble.", pointer="/figure")
+    if t.state["turn"] != 1 or t.state["initiative"] is not None:
+        raise Conflict(
+            "battle-begun", "Deadly Gamble names its enemy before the first initiative roll."
+        )
+    if t.side_of(target_id) == t.side_of(fid):
+        raise Invalid("same-side", f"{target.name} is a friend: name an enemy.", pointer="/target")
+    t.state["figures"][fid]["gamble"] = target_id
+    return Outcome(
+        f"{figure.name} notes down an enemy student (Deadly Gamble).",
+        detail={"figure": fid},
+    )

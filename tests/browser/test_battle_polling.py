@@ -17,6 +17,7 @@ from playwright.sync_api import Page, expect
 
 from play import services
 from tests.browser.conftest import log_in, phone
+from tests.play import acting
 from tests.play.conftest import play_force
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -120,7 +121,7 @@ def test_it_asks_less_often_as_the_battle_stays_quiet_and_at_once_on_a_tap(
     answered(page, 304, 61 * 1000)
     due(page, 2000)
     bob = battle.sides.get(position=1).player
-    services.roll_initiative(battle=battle, by=bob, dice=[[8, 3]])
+    acting.roll_initiative(battle=battle, by=bob, dice=[[8, 3]])
     answered(page, 200, 2000)
     expect(page.locator(".play-turn")).to_contain_text("activates a figure")
     due(page, PLAYING_MS)
@@ -162,7 +163,7 @@ def test_a_poll_that_cannot_reach_the_site_waits_longer_and_keeps_the_alert(
         page.clock.run_for(PLAYING_MS)
     alert = page.locator("#request-failure")
     expect(alert).to_have_text(
-        "The site could not be reached; nothing was changed. Check the connection and try again."
+        "The site could not be reached. Check the connection and try again."
     )
     changes = alert.element_handle().evaluate_handle(
         """box => {

@@ -71,6 +71,16 @@ def roll_initiative(page: Page, dice: str) -> None:
     panel.get_by_role("button", name="Roll initiative").click()
 
 
+def no_transfer(page: Page, other: Page) -> None:
+    """The defender passes the Friendship decision its phone offers (P9); the other phone
+    shows the battle as it then is."""
+    offer = page.locator("#transfer")
+    done(page, lambda: offer.get_by_role("button", name="No transfer").click())
+    expect(offer).to_have_count(0)
+    version = page.locator("#battle-state").get_attribute("data-version")
+    expect(other.locator(f'#battle-state[data-version="{version}"]')).to_be_attached()
+
+
 def next_turn(page: Page) -> None:
     act_panel(page, "Initiative, activations, turn").get_by_role(
         "button", name="Next turn"
@@ -124,6 +134,7 @@ def test_two_phones_play_a_campaign_battle(live_server, browser, django_user_mod
     attack(a, ids["0:Ann"], ids["1:Ben"], "12", weapon="light-pistol")
     expect(a.locator("#act-result")).to_contain_text("Hit, Success Rating 6")
     expect(hp(b, ids["1:Ben"])).to_have_text("5")  # Bob sees it without reloading
+    no_transfer(b, a)  # the defender's decision, on the defender's phone
     # Bob answers: his Cat's Submachine Gun (two dice) at Alice's Emma (DF 8).
     attack(b, ids["1:Cat"], ids["0:Emma"], "11 2", weapon="submachine-gun")
     expect(hp(a, ids["0:Emma"])).to_have_text("6")
@@ -135,6 +146,7 @@ def test_two_phones_play_a_campaign_battle(live_server, browser, django_user_mod
     expect(a.locator(".play-turn")).to_contain_text("Blue Club activates a figure")
     attack(a, ids["0:Ann"], ids["1:Ben"], "10", weapon="light-pistol")  # SR 4: Ben goes to 1
     expect(hp(b, ids["1:Ben"])).to_have_text("1")
+    no_transfer(b, a)
 
     # Turn 3: Ben is shot Unconscious, then Out of Action; Bob undoes a roll of his own.
     next_turn(a)
@@ -142,6 +154,7 @@ def test_two_phones_play_a_campaign_battle(live_server, browser, django_user_mod
     attack(a, ids["0:Ann"], ids["1:Ben"], "12", weapon="light-pistol")
     expect(a.locator("#act-result")).to_contain_text("Ben is Unconscious")
     expect(b.locator(f"#figure-{ids['1:Ben']}")).to_contain_text("Unconscious")
+    no_transfer(b, a)
     attack(a, ids["0:Ann"], ids["1:Ben"], "12", weapon="light-pistol")
     expect(b.locator(f"#figure-{ids['1:Ben']}")).to_contain_text("Out of Action")
     panel = act_panel(b, "Initiative, activations, turn")

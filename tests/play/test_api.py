@@ -12,16 +12,6 @@ from tests.roster.builders import signed_in
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def alice_api(alice):
-    return signed_in(alice)
-
-
-@pytest.fixture
-def bob_api(bob):
-    return signed_in(bob)
-
-
 def url(battle, tail=""):
     return f"/api/v1/battles/{battle.pk}/{tail}"
 

@@ -47,7 +47,7 @@ def test_the_bounds_follow_the_rules():
     assert bounds.MAX_DICE_PER_ROLL == 12
     assert bounds.MAX_INITIATIVE_ROUNDS == 12
     assert bounds.MAX_DICE_PER_INITIATIVE_ROUND == 6
-    assert len(table.state.MARKERS) == 13
+    assert len(table.state.MARKERS) == 15  # the spells' 13, Disarming Shot, Aim for the Legs
 
 
 # --- initiative ---------------------------------------------------------------------------
@@ -223,7 +223,7 @@ def test_the_schema_publishes_every_bound(client):
     schema = client.get("/api/schema/?format=json").json()["components"]["schemas"]
     action = schema["PlayActionRequest"]["properties"]
     assert action["transfers"]["maxItems"] == 6
-    assert action["markers"]["maxProperties"] == 13
+    assert action["markers"]["maxProperties"] == 15
     assert action["note"]["maxLength"] == 200
     assert action["reason"]["maxLength"] == 100
     assert action["count"]["maximum"] == 12

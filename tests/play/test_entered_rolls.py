@@ -9,6 +9,7 @@ from campaign import services as campaign_services
 from dbd_site.errors import Invalid
 from play import services
 from play.models import Battle, BattleAction
+from tests.play import acting
 from tests.play.conftest import ids
 
 pytestmark = pytest.mark.django_db
@@ -45,7 +46,7 @@ def signed_in(user, client_class=Client):
 def test_a_campaign_battle_copies_the_allowing_rule(campaign, alice, red, blue):
     battle = start(campaign, alice, red, blue)
     assert battle.entered_rolls_allowed is True
-    action = services.roll_d12(battle=battle, by=alice, dice=[7])
+    action = acting.roll_d12(battle=battle, by=alice, dice=[7])
     assert (action.entered, action.dice) == (True, [7])
 
 
@@ -55,12 +56,12 @@ def test_a_campaign_battle_copies_the_forbidding_rule(campaign, organiser, alice
     assert battle.entered_rolls_allowed is False
     f = ids(battle)
     refusals = [
-        lambda: services.roll_d12(battle=battle, by=alice, dice=[7]),
-        lambda: services.roll_initiative(battle=battle, by=alice, dice=[[7, 3]]),
-        lambda: services.heal(
+        lambda: acting.roll_d12(battle=battle, by=alice, dice=[7]),
+        lambda: acting.roll_initiative(battle=battle, by=alice, dice=[[7, 3]]),
+        lambda: acting.heal(
             battle=battle, by=alice, healer=f["0:Emma"], target=f["0:Ann"], dice=[9]
         ),
-        lambda: services.cast_spell(
+        lambda: acting.cast_spell(
             battle=battle, by=alice, caster=f["0:Emma"], spell="healing-spring", dice=[9, 9, 9, 9]
         ),
     ]
@@ -73,7 +74,7 @@ def test_a_campaign_battle_copies_the_forbidding_rule(campaign, organiser, alice
     ]
     battle.refresh_from_db()
     assert battle.version == 1
-    action = services.roll_d12(battle=battle, by=alice)  # the server's dice still roll
+    action = acting.roll_d12(battle=battle, by=alice)  # the server's dice still roll
     assert action.entered is False
 
 
@@ -95,7 +96,7 @@ def test_a_battle_keeps_its_copy_when_the_rule_changes(campaign, organiser, alic
     forbid(campaign, organiser)
     battle.refresh_from_db()
     assert battle.entered_rolls_allowed is True
-    assert services.roll_d12(battle=battle, by=alice, dice=[4]).entered is True
+    assert acting.roll_d12(battle=battle, by=alice, dice=[4]).entered is True
     assert start(campaign, alice, red, blue).entered_rolls_allowed is False
 
 

@@ -10,6 +10,7 @@ from play import selectors, services, sharing, table
 from play.models import Battle, BattleSide
 from roster import services as roster_services
 from roster.models import Force, Member
+from tests.play import acting
 from tests.play.conftest import ids, play_force
 from tests.roster.builders import signed_in
 
@@ -175,11 +176,11 @@ def test_the_starter_plays_the_shared_force_until_its_owner_accepts(alice, bob, 
     assert browser(bob).get(f"/play/{battle.pk}/").status_code == 404
     f = ids(battle)
     with pytest.raises(NotAllowed):
-        services.change_figure(
+        acting.change_figure(
             battle=battle, by=bob, change=table.state.Change(figure=f["1:Ann"], hp=1)
         )
     # The starter acts for both sides (P9).
-    services.change_figure(
+    acting.change_figure(
         battle=battle, by=alice, change=table.state.Change(figure=f["1:Ann"], hp=1)
     )
     screen = browser(alice).get(f"/play/{battle.pk}/").content.decode()
@@ -190,11 +191,11 @@ def test_no_write_reaches_the_shared_force(alice, bob, shared):
     before = force_as_stored(shared)
     battle = start_from_link(alice, shared)
     f = ids(battle)
-    services.change_figure(
+    acting.change_figure(
         battle=battle, by=alice, change=table.state.Change(figure=f["1:Ann"], hp=0)
     )
     sharing.accept_invitation(battle_id=battle.pk, user=bob)
-    services.roll_d12(battle=battle, by=bob, count=2)
+    acting.roll_d12(battle=battle, by=bob, count=2)
     services.end_battle(battle=battle, by=bob, winner=0, objectives={f["1:Ben"]: 2})
     assert force_as_stored(shared) == before
     assert Force.objects.filter(owner=alice).count() == 1  # no copy made as a force

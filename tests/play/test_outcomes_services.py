@@ -9,6 +9,7 @@ from play import services
 from play.table.attacks import AttackDeclaration
 from play.table.state import Change
 from roster import services as roster_services
+from tests.play import acting
 from tests.play.conftest import Dice, against_blue, figure_state, ids, play_force, two_players
 from tests.roster.builders import emma, force, student
 
@@ -34,7 +35,7 @@ def battle(alice, bob):
 
 
 def shoot(battle, by, attacker, target, die):
-    return services.attack(
+    return acting.attack(
         battle=battle,
         by=by,
         declaration=AttackDeclaration(attacker, target, "ranged", "light-pistol"),
@@ -46,7 +47,7 @@ def test_earth_ward_cast_then_halves_the_next_damage_and_undo_restores(battle, a
     f = ids(battle)
     emma_id, ann = f["0:Emma"], f["1:Ann"]
     # CA 4 at Difficulty 9: 9, 9, 9, 1 is 3 successes: two Earth Ward markers.
-    cast = services.cast_spell(
+    cast = acting.cast_spell(
         battle=battle, by=alice, caster=emma_id, spell="earth-ward", rng=Dice(9, 9, 9, 1)
     )
     assert cast.detail["tier"] == 1
@@ -65,7 +66,7 @@ def test_earth_ward_cast_then_halves_the_next_damage_and_undo_restores(battle, a
 def test_a_wall_reflects_onto_the_attacker_and_undo_restores(battle, alice, bob):
     f = ids(battle)
     emma_id, ann = f["0:Emma"], f["1:Ann"]
-    services.change_figure(
+    acting.change_figure(
         battle=battle, by=alice, change=Change(figure=emma_id, markers={"wall": 2})
     )
     ann_before = figure_state(battle, ann)
@@ -80,7 +81,7 @@ def test_a_wall_reflects_onto_the_attacker_and_undo_restores(battle, alice, bob)
 
 def test_a_miss_keeps_the_wards(battle, alice, bob):
     f = ids(battle)
-    services.change_figure(
+    acting.change_figure(
         battle=battle, by=alice, change=Change(figure=f["0:Emma"], markers={"wall": 1})
     )
     action = shoot(battle, bob, f["1:Ann"], f["0:Emma"], 1)
@@ -88,14 +89,14 @@ def test_a_miss_keeps_the_wards(battle, alice, bob):
     assert "Wall" not in action.words
 
 
-def test_dispel_magic_removes_what_the_tier_says(battle, alice):
+def test_dispel_magic_removes_what_the_tier_says(battle, alice, bob):
     f = ids(battle)
     emma_id, ann = f["0:Emma"], f["1:Ann"]
-    services.change_figure(
-        battle=battle, by=alice, change=Change(figure=ann, markers={"fortify": 1, "inspire": 2})
+    acting.change_figure(
+        battle=battle, by=bob, change=Change(figure=ann, markers={"fortify": 1, "inspire": 2})
     )
     # Difficulty 6: two successes is tier 0: two kinds of marker, so the players choose.
-    told = services.cast_spell(
+    told = acting.cast_spell(
         battle=battle,
         by=alice,
         caster=emma_id,
@@ -109,7 +110,7 @@ def test_dispel_magic_removes_what_the_tier_says(battle, alice):
         '"Change a figure".'
     )
     # Three successes: every spell effect goes.
-    action = services.cast_spell(
+    action = acting.cast_spell(
         battle=battle,
         by=alice,
         caster=emma_id,
@@ -126,13 +127,11 @@ def test_dispel_magic_removes_what_the_tier_says(battle, alice):
 def test_angelic_healing_rerolls_a_failed_revive_only(battle, alice):
     f = ids(battle)
     angel, emma_id = f["0:Angel"], f["0:Emma"]
-    services.change_figure(
+    acting.change_figure(
         battle=battle, by=alice, change=Change(figure=emma_id, hp=0, status="unconscious")
     )
     fr = figure_state(battle, emma_id)  # Emma's FR 3: 12 fails, 2 revives
-    action = services.revive(
-        battle=battle, by=alice, reviver=angel, target=emma_id, rng=Dice(12, 2)
-    )
+    action = acting.revive(battle=battle, by=alice, reviver=angel, target=emma_id, rng=Dice(12, 2))
     assert action.dice == [12, 2]
     assert "rolled 12, re-rolled 2 (Angelic Healing)" in action.words
     assert figure_state(battle, emma_id)["status"] == "active"
@@ -140,23 +139,23 @@ def test_angelic_healing_rerolls_a_failed_revive_only(battle, alice):
     assert figure_state(battle, emma_id) == fr
     services.undo(battle=battle, by=alice)  # Emma awake again
     # Emma has no Angelic Healing: her failed Heal stands (one die).
-    services.change_figure(battle=battle, by=alice, change=Change(figure=angel, hp=5))
-    plain = services.heal(battle=battle, by=alice, healer=emma_id, target=angel, rng=Dice(3, 12))
+    acting.change_figure(battle=battle, by=alice, change=Change(figure=angel, hp=5))
+    plain = acting.heal(battle=battle, by=alice, healer=emma_id, target=angel, rng=Dice(3, 12))
     assert plain.dice == [3]
 
 
 def test_angelic_healing_rerolls_a_heal_that_heals_nothing(battle, alice):
     f = ids(battle)
     angel, ann_ally = f["0:Angel"], f["0:Emma"]
-    services.change_figure(battle=battle, by=alice, change=Change(figure=ann_ally, hp=5))
-    nothing_then_some = services.heal(
+    acting.change_figure(battle=battle, by=alice, change=Change(figure=ann_ally, hp=5))
+    nothing_then_some = acting.heal(
         battle=battle, by=alice, healer=angel, target=ann_ally, rng=Dice(4, 7)
     )
     assert nothing_then_some.dice == [4, 7]
     assert nothing_then_some.detail["amount"] == 2
-    kept = services.heal(battle=battle, by=alice, healer=angel, target=ann_ally, rng=Dice(9, 1))
+    kept = acting.heal(battle=battle, by=alice, healer=angel, target=ann_ally, rng=Dice(9, 1))
     assert kept.dice == [9]  # healed something: no re-roll
-    entered = services.heal(battle=battle, by=alice, healer=angel, target=ann_ally, dice=[1])
+    entered = acting.heal(battle=battle, by=alice, healer=angel, target=ann_ally, dice=[1])
     assert entered.dice == [1]  # entered dice: the table made any re-roll itself
 
 
@@ -169,7 +168,7 @@ def test_a_discarded_item_tells_the_players(alice, bob):
     assert theirs.is_legal, theirs.evaluation["errors"]
     battle = two_players(alice, [mine, theirs], "Smoke", bob)
     sam = ids(battle)["1:Sam"]
-    action = services.change_figure(
+    action = acting.change_figure(
         battle=battle, by=bob, change=Change(figure=sam, discard="smoke-grenade")
     )
     assert action.words == (
@@ -180,7 +179,7 @@ def test_a_discarded_item_tells_the_players(alice, bob):
 
 def test_the_api_answers_the_warded_state(battle, alice, bob):
     f = ids(battle)
-    services.change_figure(
+    acting.change_figure(
         battle=battle, by=alice, change=Change(figure=f["0:Emma"], markers={"earth-ward": 1})
     )
     api = APIClient()

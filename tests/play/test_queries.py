@@ -6,7 +6,8 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
-from play import services, table
+from play import table
+from tests.play import acting
 from tests.play.conftest import Dice, ids
 from tests.roster.builders import signed_in
 
@@ -35,10 +36,10 @@ def counts(battle, alice):
 def test_reads_do_not_grow_with_the_log(campaign_battle, alice):
     battle = campaign_battle
     f = ids(battle)
-    services.roll_d12(battle=battle, by=alice, rng=Dice(5))
+    acting.roll_d12(battle=battle, by=alice, rng=Dice(5))
     short = counts(battle, alice)
     for _ in range(20):
-        services.attack(
+        acting.attack(
             battle=battle,
             by=alice,
             declaration=table.attacks.AttackDeclaration(
@@ -46,7 +47,7 @@ def test_reads_do_not_grow_with_the_log(campaign_battle, alice):
             ),
             rng=Dice(1),
         )
-        services.roll_d12(battle=battle, by=alice, rng=Dice(5))
+        acting.roll_d12(battle=battle, by=alice, rng=Dice(5))
     assert counts(battle, alice) == short
     # The idle poll: the session, the user, and the battle the user may see.
     assert short[0] <= 3

@@ -14,6 +14,7 @@ from play.table.attacks import AttackDeclaration
 from play.table.state import Change
 from roster import services as roster_services
 from tests.conftest import make_user
+from tests.play import acting
 from tests.play.conftest import Dice, ids, play_force, two_players
 
 pytestmark = pytest.mark.django_db
@@ -24,7 +25,7 @@ def codes(error):
 
 
 def shoot(battle, by, attacker, target, *faces, **situation):
-    return services.attack(
+    return acting.attack(
         battle=battle,
         by=by,
         declaration=AttackDeclaration(
@@ -66,8 +67,14 @@ def test_a_campaign_battle_copies_each_figure_as_it_stands(campaign_battle, red,
         "markers": {},
         "discarded": [],
         "forgotten": [],
+        "activations": 0,
+        "lapses": {},
+        "determined": False,
+        "spent": [],
+        "gamble": None,
     }
     assert (battle.state["turn"], battle.state["initiative"], battle.version) == (1, None, 1)
+    assert (battle.state["activating"], battle.state["decisions"]) == (None, [])
     assert [a.words for a in battle.actions.all()] == [
         "alice started Rooftop Duel: Red Club against Blue Club."
     ]
@@ -101,21 +108,24 @@ def test_hits_take_a_figure_unconscious_then_out_of_action(campaign_battle, alic
     first = shoot(battle, alice, f["0:Ann"], f["1:Ben"], 12, movement="none")
     assert first.words == (
         "Ann attacks Ben (ranged, Light Pistol; needs 5+): rolled 12. Hit, Success Rating 7: "
-        '7 damage, the target Dodges for Cover 2".'
+        '7 damage, the target Dodges for Cover 2". Blue Club may transfer some of the 7 '
+        "damage (Friendship)."
     )
     assert first.dice == [12]
     assert first.entered is False
     ben = battle.state["figures"][str(f["1:Ben"])]
     assert (ben["hp"], ben["status"]) == (4, "active")
+    acting.no_transfer(battle, bob)  # P9: the defender's decision comes first
     shoot(battle, alice, f["0:Ann"], f["1:Ben"], 9, movement="none")  # SR 4: HP 0
     assert battle.state["figures"][str(f["1:Ben"])]["status"] == "unconscious"
+    acting.no_transfer(battle, bob)
     zero = shoot(battle, alice, f["0:Ann"], f["1:Ben"], 5, movement="none")  # SR 0
     assert battle.state["figures"][str(f["1:Ben"])]["status"] == "unconscious"
     assert zero.events == []
     out = shoot(battle, alice, f["0:Ann"], f["1:Ben"], 6, movement="none")  # SR 1
     assert out.words.endswith("Ben is Out of Action.")
     assert battle.state["figures"][str(f["1:Ben"])]["status"] == "out-of-action"
-    assert battle.version == 5
+    assert battle.version == 7
     record = services.record_from_log(battle)
     assert record[str(f["0:Ann"])] == table.record.MemberRecord(str(f["0:Ann"]), False, False, 1)
     assert record[str(f["1:Ben"])] == table.record.MemberRecord(str(f["1:Ben"]), True, True, 0)
@@ -124,7 +134,7 @@ def test_hits_take_a_figure_unconscious_then_out_of_action(campaign_battle, alic
 def test_a_weapon_with_rate_of_fire_rolls_a_die_each(campaign_battle, bob):
     battle = campaign_battle
     f = ids(battle)
-    action = services.attack(
+    action = acting.attack(
         battle=battle,
         by=bob,
         declaration=AttackDeclaration(f["1:Cat"], f["0:Ann"], "ranged", "submachine-gun"),
@@ -140,15 +150,15 @@ def test_entered_dice_are_marked_and_may_be_forbidden(campaign_battle, alice):
     battle = campaign_battle
     f = ids(battle)
     declaration = AttackDeclaration(f["0:Ann"], f["1:Ben"], "ranged", "light-pistol")
-    action = services.attack(battle=battle, by=alice, declaration=declaration, dice=[10])
+    action = acting.attack(battle=battle, by=alice, declaration=declaration, dice=[10])
     assert (action.entered, action.dice) == (True, [10])
     assert action.words.endswith("(dice entered as rolled)")
     with pytest.raises(Invalid) as error:
-        services.attack(battle=battle, by=alice, declaration=declaration, dice=[13])
+        acting.attack(battle=battle, by=alice, declaration=declaration, dice=[13])
     assert codes(error) == [("/dice/0", "invalid-roll")]
     Battle.objects.filter(pk=battle.pk).update(entered_rolls_allowed=False)
     with pytest.raises(Invalid) as error:
-        services.attack(battle=battle, by=alice, declaration=declaration, dice=[10])
+        acting.attack(battle=battle, by=alice, declaration=declaration, dice=[10])
     assert codes(error) == [("/dice", "entered-rolls-forbidden")]
     assert BattleAction.objects.filter(battle=battle).count() == 2  # start + one attack
 
@@ -160,7 +170,7 @@ def test_attacks_refused_change_nothing(campaign_battle, alice):
         shoot(battle, alice, f["0:Ann"], f["0:Ben"], 12)
     assert codes(error) == [("/target", "same-side")]
     with pytest.raises(Invalid) as error:
-        services.attack(
+        acting.attack(
             battle=battle,
             by=alice,
             declaration=AttackDeclaration(f["0:Ben"], f["1:Ben"], "ranged", "light-pistol"),
@@ -174,17 +184,17 @@ def test_friendship_transfer_after_the_hit(campaign_battle, alice, bob):
     battle = campaign_battle
     f = ids(battle)
     shoot(battle, alice, f["0:Ann"], f["1:Ben"], 12, movement="none")  # 7 damage: Ben 4
-    action = services.transfer_damage(battle=battle, by=bob, transfers={f["1:Cat"]: 5})
+    action = acting.transfer_damage(battle=battle, by=bob, transfers={f["1:Cat"]: 5})
     assert action.words == "Friendship: Ben transfers 5 to Cat."
     figures = battle.state["figures"]
     assert figures[str(f["1:Ben"])]["hp"] == 9
     assert figures[str(f["1:Cat"])]["hp"] == 6
     with pytest.raises(Invalid) as error:
-        services.transfer_damage(battle=battle, by=bob, transfers={f["1:Cat"]: 1})
+        acting.transfer_damage(battle=battle, by=bob, transfers={f["1:Cat"]: 1})
     assert codes(error) == [("/transfers", "nothing-to-transfer")]
     services.undo(battle=battle, by=bob)
     with pytest.raises(Invalid) as error:
-        services.transfer_damage(battle=battle, by=bob, transfers={f["1:Cat"]: 6})
+        acting.transfer_damage(battle=battle, by=bob, transfers={f["1:Cat"]: 6})
     assert codes(error) == [("/transfers/0", "invalid-transfer")]
 
 
@@ -194,9 +204,10 @@ def test_a_transfer_that_keeps_a_figure_conscious_keeps_it_off_the_record(
     battle = campaign_battle
     f = ids(battle)
     shoot(battle, alice, f["0:Ann"], f["1:Ben"], 12, movement="none")  # Ben 4
+    acting.no_transfer(battle, bob)
     shoot(battle, alice, f["0:Ann"], f["1:Ben"], 9, movement="none")  # 4 damage: Unconscious
     assert battle.state["figures"][str(f["1:Ben"])]["status"] == "unconscious"
-    services.transfer_damage(battle=battle, by=bob, transfers={f["1:Emma"]: 3})
+    acting.transfer_damage(battle=battle, by=bob, transfers={f["1:Emma"]: 3})
     assert battle.state["figures"][str(f["1:Ben"])]["hp"] == 3
     assert battle.state["figures"][str(f["1:Ben"])]["status"] == "active"
     assert services.record_from_log(battle)[str(f["1:Ben"])].unconscious is False
@@ -208,13 +219,14 @@ def test_a_transfer_that_keeps_a_figure_conscious_keeps_it_off_the_record(
 def test_emma_casts_healing_spring_rolling_1_2_7_8(campaign_battle, alice, bob):
     battle = campaign_battle
     f = ids(battle)
-    services.attack(
+    acting.attack(
         battle=battle,
         by=bob,
         declaration=AttackDeclaration(f["1:Ann"], f["0:Ben"], "ranged", "light-pistol"),
         rng=Dice(12),
     )  # 6 damage: Ben 5
-    action = services.cast_spell(
+    acting.no_transfer(battle, alice)
+    action = acting.cast_spell(
         battle=battle,
         by=alice,
         caster=f["0:Emma"],
@@ -229,7 +241,7 @@ def test_emma_casts_healing_spring_rolling_1_2_7_8(campaign_battle, alice, bob):
     )
     assert battle.state["figures"][str(f["0:Ben"])]["hp"] == 7
     with pytest.raises(Invalid) as error:
-        services.cast_spell(
+        acting.cast_spell(
             battle=battle, by=alice, caster=f["0:Emma"], spell="seraphic-bolt", dice=[1] * 4
         )
     assert codes(error) == [("/spell", "spell-not-known")]
@@ -239,71 +251,78 @@ def test_heal_revive_and_jump(campaign_battle, alice, bob):
     battle = campaign_battle
     f = ids(battle)
     shoot(battle, bob, f["1:Ann"], f["0:Ann"], 12)  # RA4 vs DF10: SR 6, Ann 5
-    healed = services.heal(
+    acting.no_transfer(battle, alice)
+    healed = acting.heal(
         battle=battle, by=alice, healer=f["0:Emma"], target=f["0:Ann"], rng=Dice(9)
     )
     # 9 beats HP 5 by 4; Emma's FR is 3.
     assert healed.detail["amount"] == 3
     assert battle.state["figures"][str(f["0:Ann"])]["hp"] == 8
     with pytest.raises(Invalid) as error:
-        services.heal(battle=battle, by=alice, healer=f["0:Ann"], target=f["0:Ann"])
+        acting.heal(battle=battle, by=alice, healer=f["0:Ann"], target=f["0:Ann"])
     assert codes(error) == [("/healer", "needs-equipment")]
     shoot(battle, bob, f["1:Ann"], f["0:Ann"], 12)  # 6 damage: Ann 2
+    acting.no_transfer(battle, alice)
     shoot(battle, bob, f["1:Ann"], f["0:Ann"], 12)  # Unconscious
+    acting.no_transfer(battle, alice)
     with pytest.raises(Invalid) as error:
-        services.revive(battle=battle, by=alice, reviver=f["0:Emma"], target=f["0:Ben"])
+        acting.revive(battle=battle, by=alice, reviver=f["0:Emma"], target=f["0:Ben"])
     assert codes(error) == [("/target", "figure-not-unconscious")]
-    failed = services.revive(
+    failed = acting.revive(
         battle=battle, by=alice, reviver=f["0:Emma"], target=f["0:Ann"], rng=Dice(6)
     )
     assert failed.detail["revived"] is False  # 6 is above Ann's FR 5
-    services.revive(battle=battle, by=alice, reviver=f["0:Emma"], target=f["0:Ann"], rng=Dice(5))
+    acting.revive(battle=battle, by=alice, reviver=f["0:Emma"], target=f["0:Ann"], rng=Dice(5))
     ann = battle.state["figures"][str(f["0:Ann"])]
     assert (ann["hp"], ann["status"]) == (1, "active")
-    jumped = services.jump(battle=battle, by=alice, figure=f["0:Ben"], distance=4, rng=Dice(2))
-    assert jumped.detail == {"figure": str(f["0:Ben"]), "distance": 4, "needed": 5, "damage": 3}
+    jumped = acting.jump(battle=battle, by=alice, figure=f["0:Ben"], distance=4, rng=Dice(2))
+    assert jumped.detail == {
+        "figure": str(f["0:Ben"]),
+        "distance": 4,
+        "needed": 5,
+        "damage": 3,
+        "side": 0,
+    }
     assert battle.state["figures"][str(f["0:Ben"])]["hp"] == 8
 
 
-def test_plain_rolls_changes_activation_and_turns(campaign_battle, alice):
+def test_plain_rolls_changes_activation_and_turns(campaign_battle, alice, bob):
     battle = campaign_battle
     f = ids(battle)
     assert (
-        services.roll_d12(
-            battle=battle, by=alice, count=2, reason="objective", rng=Dice(4, 9)
-        ).words
+        acting.roll_d12(battle=battle, by=alice, count=2, reason="objective", rng=Dice(4, 9)).words
         == "Rolled 4, 9 for objective."
     )
-    services.change_figure(
+    acting.change_figure(
         battle=battle,
-        by=alice,
+        by=bob,
         change=Change(figure=f["1:Cat"], markers={"clock-down": 2}, discard=None),
     )
     assert battle.state["figures"][str(f["1:Cat"])]["markers"] == {"clock-down": 2}
     with pytest.raises(Invalid) as error:
-        services.change_figure(
-            battle=battle, by=alice, change=Change(figure=f["1:Cat"], markers={"moon": 1})
+        acting.change_figure(
+            battle=battle, by=bob, change=Change(figure=f["1:Cat"], markers={"moon": 1})
         )
     assert codes(error) == [("/marker", "unknown-marker")]
-    services.roll_initiative(battle=battle, by=alice, rng=Dice(8, 3))
+    acting.roll_initiative(battle=battle, by=alice, rng=Dice(8, 3))
     assert battle.state["initiative"] == {"rolls": [[8, 3]], "bonuses": [0, 0], "winner": 0}
     view = selectors.battle_view(battle=battle)
     assert view.acting_side == 0
-    services.end_activation(battle=battle, by=alice, figure=f["0:Ann"])
+    acting.end_activation(battle=battle, by=alice, figure=f["0:Ann"])
     assert selectors.battle_view(battle=battle).acting_side == 1
-    services.next_turn(battle=battle, by=alice)
+    acting.next_turn(battle=battle, by=alice)
     assert battle.state["turn"] == 2
     assert battle.state["initiative"] is None
     assert not any(fig["activated"] for fig in battle.state["figures"].values())
 
 
-def test_initiative_bonus_for_fewer_active_figures(campaign_battle, alice):
+def test_initiative_bonus_for_fewer_active_figures(campaign_battle, alice, bob):
     battle = campaign_battle
     f = ids(battle)
-    services.change_figure(
-        battle=battle, by=alice, change=Change(figure=f["1:Cat"], status="out-of-action")
+    acting.change_figure(
+        battle=battle, by=bob, change=Change(figure=f["1:Cat"], status="out-of-action")
     )
-    action = services.roll_initiative(battle=battle, by=alice, dice=[[7, 6], [2, 9]])
+    action = acting.roll_initiative(battle=battle, by=alice, dice=[[7, 6], [2, 9]])
     # Blue has fewer active figures: 7 against 6 + 1 ties, then 2 against 9 + 1.
     assert action.words == (
         "Turn 1 initiative: rolled 7, 6; then 2, 9 (+1 for Blue Club); "
@@ -321,7 +340,10 @@ def test_undo_goes_back_last_first(campaign_battle, alice, bob):
     shoot(battle, alice, f["0:Ann"], f["1:Ben"], 12)
     after_first = battle.state
     shoot(battle, alice, f["0:Ann"], f["1:Cat"], 12)
-    undone = services.undo(battle=battle, by=bob)
+    with pytest.raises(NotAllowed) as error:  # P9: Alice's attack is hers to undo
+        services.undo(battle=battle, by=bob)
+    assert codes(error) == [("", "not-your-figure")]
+    undone = services.undo(battle=battle, by=alice)
     assert undone.detail["target"] == str(f["1:Cat"])
     assert battle.state == after_first
     services.undo(battle=battle, by=alice)
@@ -341,8 +363,8 @@ def test_undo_goes_back_last_first(campaign_battle, alice, bob):
 def test_an_action_on_a_stale_version_is_refused(campaign_battle, alice):
     battle = campaign_battle
     with pytest.raises(PreconditionFailed):
-        services.roll_d12(battle=battle, by=alice, if_match=7)
-    services.roll_d12(battle=battle, by=alice, if_match=1, rng=Dice(3))
+        acting.roll_d12(battle=battle, by=alice, if_match=7)
+    acting.roll_d12(battle=battle, by=alice, if_match=1, rng=Dice(3))
     assert battle.version == 2
 
 
@@ -353,7 +375,7 @@ def test_only_the_sides_act_and_others_read_by_link(campaign_battle, organiser, 
     battle = campaign_battle
     for outsider in (organiser, eve):
         with pytest.raises(NotAllowed) as error:
-            services.roll_d12(battle=battle, by=outsider)
+            acting.roll_d12(battle=battle, by=outsider)
         assert codes(error) == [("", "not-a-side")]
         with pytest.raises(NotAllowed):
             services.undo(battle=battle, by=outsider)
@@ -434,7 +456,9 @@ def test_ending_fills_the_record_and_the_campaign_gets_a_pending_battle(
     battle = campaign_battle
     f = ids(battle)
     shoot(battle, alice, f["0:Ann"], f["1:Ben"], 12, movement="none")  # Ben 4
+    acting.no_transfer(battle, bob)
     shoot(battle, alice, f["0:Ann"], f["1:Ben"], 12, movement="none")  # Unconscious
+    acting.no_transfer(battle, bob)
     shoot(battle, alice, f["0:Ann"], f["1:Ben"], 12, movement="none")  # Out of Action
     ended = services.end_battle(battle=battle, by=alice, winner=0, objectives={f["0:Emma"]: 2})
     assert ended.status == "ended"
@@ -462,7 +486,7 @@ def test_ending_fills_the_record_and_the_campaign_gets_a_pending_battle(
         (blue.pk, "Cat"): (False, False, 0, 0),
     }
     with pytest.raises(Conflict):
-        services.roll_d12(battle=battle, by=alice)
+        acting.roll_d12(battle=battle, by=alice)
     confirmed = campaign_services.confirm_battle(battle=pending, by=bob)
     assert confirmed.status == CampaignBattle.Status.CONFIRMED
 
@@ -521,7 +545,7 @@ def test_subdual_from_behind_rolls_the_targets_knock_out_die(alice, bob):
     )
     # ME 1 against Emma's DF 8 - 2 (rear arc), no Subdual penalty with CQC: needs 5.
     # 5 hits (SR 0); the second die 12 is not under Emma's 12 HP: Unconscious.
-    action = services.attack(battle=battle, by=alice, declaration=declaration, dice=[5, 12])
+    action = acting.attack(battle=battle, by=alice, declaration=declaration, dice=[5, 12])
     assert action.words == (
         "Ben attacks Emma (melee, Subdual Weapon; needs 5+): rolled 5. Hit, Success Rating 0: "
         '0 damage, the target is Pushed Back 1". Subdual: the target rolled 12, not under its '
@@ -529,10 +553,10 @@ def test_subdual_from_behind_rolls_the_targets_knock_out_die(alice, bob):
     )
     assert battle.state["figures"][str(f["1:Emma"])]["status"] == "unconscious"
     with pytest.raises(Invalid) as error:
-        services.attack(battle=battle, by=alice, declaration=declaration, dice=[5])
+        acting.attack(battle=battle, by=alice, declaration=declaration, dice=[5])
     assert codes(error) == [("/dice", "wrong-dice-count")]
     with pytest.raises(Invalid) as error:
-        services.transfer_damage(battle=battle, by=bob, transfers={f["1:Ann"]: 1})
+        acting.transfer_damage(battle=battle, by=bob, transfers={f["1:Ann"]: 1})
     assert codes(error) == [("/transfers", "nothing-to-transfer")]
 
 
@@ -546,23 +570,24 @@ def test_exploit_weakness_on_success_rating_zero(alice, bob):
     ben.save()
     declaration = AttackDeclaration(f["0:Ben"], f["1:Emma"], "melee", "hand-weapon")
     # ME 1 against DF 8: needs 7; 7 is SR 0; the second die 1 is at or under ME 1.
-    action = services.attack(battle=battle, by=alice, declaration=declaration, dice=[7, 1])
+    action = acting.attack(battle=battle, by=alice, declaration=declaration, dice=[7, 1])
     assert "Exploit Weakness: rolled 1, at or under ME: 1 damage." in action.words
     assert battle.state["figures"][str(f["1:Emma"])]["hp"] == 11
-    services.attack(battle=battle, by=alice, declaration=declaration, dice=[7, 2])
+    acting.no_transfer(battle, alice)  # Alice plays Bob's side until he takes it over
+    acting.attack(battle=battle, by=alice, declaration=declaration, dice=[7, 2])
     assert battle.state["figures"][str(f["1:Emma"])]["hp"] == 11  # 2 is over ME 1
 
 
 def test_activation_lapses_the_markers_that_last_until_it(campaign_battle, alice):
     battle = campaign_battle
     f = ids(battle)
-    services.change_figure(
+    acting.change_figure(
         battle=battle,
         by=alice,
         change=Change(figure=f["0:Ann"], markers={"fortify": 1, "inspire": 2, "wall": 1}),
     )
-    action = services.end_activation(battle=battle, by=alice, figure=f["0:Ann"])
-    assert action.words == "Ann has activated. Inspire, Fortify lapsed."
+    action = acting.end_activation(battle=battle, by=alice, figure=f["0:Ann"])
+    assert action.words == "Ann has activated. Fortify, Inspire lapsed."
     assert battle.state["figures"][str(f["0:Ann"])]["markers"] == {"wall": 1}
 
 
@@ -573,6 +598,7 @@ def test_healing_spring_rolls_its_d3_at_three_successes_and_logs_it(campaign_bat
     f = ids(battle)
     emma_id, ben = f["0:Emma"], f["0:Ben"]
     shoot(battle, bob, f["1:Ann"], ben, 12)  # 6 damage: Ben 5 of 11
+    acting.no_transfer(battle, alice)
     version = battle.version
     for dice, expected in [
         ([12, 12, 12, 1], [("/dice", "wrong-dice-count")]),  # 3 successes: the d3 is missing
@@ -580,14 +606,14 @@ def test_healing_spring_rolls_its_d3_at_three_successes_and_logs_it(campaign_bat
         ([12, 12, 12, 1, 4], [("/dice/4", "invalid-roll")]),  # a d3 shows 1-3
     ]:
         with pytest.raises(Invalid) as error:
-            services.cast_spell(
+            acting.cast_spell(
                 battle=battle, by=alice, caster=emma_id, spell="healing-spring", target=ben,
                 dice=dice,
             )  # fmt: skip
         assert codes(error) == expected, dice
     battle.refresh_from_db()
     assert battle.version == version
-    entered = services.cast_spell(
+    entered = acting.cast_spell(
         battle=battle, by=alice, caster=emma_id, spell="healing-spring", target=ben,
         dice=[12, 12, 12, 1, 3],
     )  # fmt: skip
@@ -595,7 +621,8 @@ def test_healing_spring_rolls_its_d3_at_three_successes_and_logs_it(campaign_bat
     assert entered.words.endswith("Ben recovers 5 HP (2 + 3 on the d3). (dice entered as rolled)")
     assert battle.state["figures"][str(ben)]["hp"] == 10
     shoot(battle, bob, f["1:Ann"], ben, 12)  # Ben 4
-    served = services.cast_spell(
+    acting.no_transfer(battle, alice)
+    served = acting.cast_spell(
         battle=battle, by=alice, caster=emma_id, spell="healing-spring", target=ben,
         rng=Dice(7, 7, 7, 1, 1),
     )  # fmt: skip

@@ -12,6 +12,7 @@ from dbd_site.errors import Invalid
 from play import services, table
 from play.models import Battle
 from play.table.attacks import Situation
+from tests.play import acting
 from tests.play.conftest import Dice, figure_state, ids, storm
 from tests.play.test_table import figure
 from tests.roster.builders import signed_in
@@ -341,7 +342,7 @@ def test_a_radius_stays_open_until_the_activation_or_the_turn_ends(catalogue):
     table.spell_attacks.open_spell_attacks(state, "c", "god-or-demon-attack", 1, 3, None)
     assert table.spell_attacks.spend_spell_attack(state, "e", blast) is None
     assert table.spell_attacks.pending_spell_attacks(state) is not None
-    table.turn.activate(state, "c")
+    table.state.end_activation(state, "c")
     assert table.spell_attacks.pending_spell_attacks(state) is None
     table.spell_attacks.open_spell_attacks(state, "c", "god-or-demon-attack", 1, 3, None)
     table.turn.next_turn(state)
@@ -357,7 +358,7 @@ def battle(alice, bob):
 
 
 def cast(battle, by, caster, spell, *dice):
-    return services.cast_spell(battle=battle, by=by, caster=caster, spell=spell, rng=Dice(*dice))
+    return acting.cast_spell(battle=battle, by=by, caster=caster, spell=spell, rng=Dice(*dice))
 
 
 def test_seraphic_bolt_from_the_cast_to_the_damage(battle, alice):
@@ -379,17 +380,18 @@ def test_seraphic_bolt_from_the_cast_to_the_damage(battle, alice):
         "attacked": [],
     }
     # RA 1 against Ann's DF 10: needs 9. 12 is Success Rating 3; 8 misses.
-    action = services.spell_attack(battle=battle, by=alice, target=ann, rng=Dice(12, 8))
+    action = acting.spell_attack(battle=battle, by=alice, target=ann, rng=Dice(12, 8))
     assert action.kind == "spell-attack"
     assert action.words == (
         "Eve attacks Ann (ranged, Seraphic Bolt; needs 9+): rolled 12. Hit, Success Rating 3: "
         '3 damage, the target Dodges for Cover 2". rolled 8. Miss: nothing happens. '
-        "Seraphic Bolt's attacks are done."
+        "Blue Club may transfer some of the 3 damage (Friendship). Seraphic Bolt's attacks "
+        "are done."
     )
     assert figure_state(battle, ann)["hp"] == 8
     assert "spell_attacks" not in battle.state
     with pytest.raises(Invalid) as error:
-        services.spell_attack(battle=battle, by=alice, target=ann)
+        acting.spell_attack(battle=battle, by=alice, target=ann)
     assert codes(error) == [("/type", "no-spell-attacks")]
 
 
@@ -403,10 +405,10 @@ def test_refusals_change_nothing(battle, alice):
         (999999, [("/target", "not-found")]),
     ]:
         with pytest.raises(Invalid) as error:
-            services.spell_attack(battle=battle, by=alice, target=target)
+            acting.spell_attack(battle=battle, by=alice, target=target)
         assert codes(error) == expected
     with pytest.raises(Invalid) as error:
-        services.spell_attack(battle=battle, by=alice, target=f["1:Ann"], dice=[12, 12])
+        acting.spell_attack(battle=battle, by=alice, target=f["1:Ann"], dice=[12, 12])
     assert codes(error) == [("/dice", "wrong-dice-count")]
     battle.refresh_from_db()
     assert battle.version == version
@@ -416,12 +418,12 @@ def test_refusals_change_nothing(battle, alice):
 def test_thunder_gods_bolt_attacks_each_target_once(battle, alice):
     f = ids(battle)
     cast(battle, alice, f["0:Eve"], "thunder-gods-bolt", 8, 9, 1, 1)  # 2 successes
-    first = services.spell_attack(battle=battle, by=alice, target=f["1:Ann"], rng=Dice(1))
+    first = acting.spell_attack(battle=battle, by=alice, target=f["1:Ann"], rng=Dice(1))
     assert first.words.endswith("Miss: nothing happens. Thunder God's Bolt may attack 1 more.")
     with pytest.raises(Invalid) as error:
-        services.spell_attack(battle=battle, by=alice, target=f["1:Ann"])
+        acting.spell_attack(battle=battle, by=alice, target=f["1:Ann"])
     assert codes(error) == [("/target", "already-attacked")]
-    services.spell_attack(battle=battle, by=alice, target=f["1:Ben"], rng=Dice(1))
+    acting.spell_attack(battle=battle, by=alice, target=f["1:Ben"], rng=Dice(1))
     battle.refresh_from_db()
     assert "spell_attacks" not in battle.state
 
@@ -431,24 +433,25 @@ def test_god_or_demon_attack_hits_the_caster_at_one_or_two_successes(battle, ali
     eve = f["0:Eve"]
     cast(battle, alice, eve, "god-or-demon-attack", 10, 1, 1, 1)  # 1 success
     # Eve attacks herself: 12 + RA 1 + Acc 1 against her own DF 8 is Success Rating 6.
-    hit = services.spell_attack(battle=battle, by=alice, target=eve, rng=Dice(12))
+    hit = acting.spell_attack(battle=battle, by=alice, target=eve, rng=Dice(12))
     assert hit.words == (
         "Eve attacks Eve (ranged, God Or Demon Attack; needs 6+): rolled 12. Hit, Success "
-        'Rating 6: 6 damage, the target Dodges for Cover 2".'
+        'Rating 6: 6 damage, the target Dodges for Cover 2". Storm may transfer some of the 6 '
+        "damage (Friendship)."
     )
     assert figure_state(battle, eve)["hp"] == 12 - 6
     # The radius stays open: any number of figures, once each, until the activation ends.
-    services.spell_attack(battle=battle, by=alice, target=f["0:Al"], rng=Dice(1))
-    services.spell_attack(battle=battle, by=alice, target=f["1:Ann"], rng=Dice(1))
+    acting.spell_attack(battle=battle, by=alice, target=f["0:Al"], rng=Dice(1))
+    acting.spell_attack(battle=battle, by=alice, target=f["1:Ann"], rng=Dice(1))
     assert battle.state["spell_attacks"]["attacked"] == [str(eve), str(f["0:Al"]), str(f["1:Ann"])]
-    services.end_activation(battle=battle, by=alice, figure=eve)
+    acting.end_activation(battle=battle, by=alice, figure=eve)
     assert "spell_attacks" not in battle.state
 
 
 def test_undo_brings_the_cast_back(battle, alice):
     f = ids(battle)
     cast(battle, alice, f["0:Eve"], "seraphic-bolt", 6, 1, 1, 1)
-    services.spell_attack(battle=battle, by=alice, target=f["1:Ann"], rng=Dice(12))
+    acting.spell_attack(battle=battle, by=alice, target=f["1:Ann"], rng=Dice(12))
     services.undo(battle=battle, by=alice)
     battle.refresh_from_db()
     assert battle.state["spell_attacks"]["attacked"] == []
@@ -458,9 +461,9 @@ def test_undo_brings_the_cast_back(battle, alice):
 def test_friendship_after_a_spell_attack_keeps_the_cast_as_the_attack_left_it(battle, alice, bob):
     f = ids(battle)
     cast(battle, alice, f["0:Eve"], "god-or-demon-attack", 10, 10, 10, 1)  # 3: enemies
-    services.spell_attack(battle=battle, by=alice, target=f["1:Ann"], rng=Dice(12))
+    acting.spell_attack(battle=battle, by=alice, target=f["1:Ann"], rng=Dice(12))
     # RA 1 + Acc 1 against DF 10: Success Rating 4; Ann moves 3 onto Ben (FR 5).
-    services.transfer_damage(battle=battle, by=bob, transfers={f["1:Ben"]: 3})
+    acting.transfer_damage(battle=battle, by=bob, transfers={f["1:Ben"]: 3})
     assert (figure_state(battle, f["1:Ann"])["hp"], figure_state(battle, f["1:Ben"])["hp"]) == (
         10,
         8,
@@ -468,14 +471,15 @@ def test_friendship_after_a_spell_attack_keeps_the_cast_as_the_attack_left_it(ba
     assert battle.state["spell_attacks"]["attacked"] == [str(f["1:Ann"])]
 
 
-def test_a_spell_attack_that_takes_an_enemy_out_is_in_the_record(battle, alice):
+def test_a_spell_attack_that_takes_an_enemy_out_is_in_the_record(battle, alice, bob):
     f = ids(battle)
     eve, cat = f["0:Eve"], f["1:Cat"]
     for _ in range(3):  # Sword Rain: 4 successes, four attacks of Success Rating 3
         cast(battle, alice, eve, "unlimited-sword-rain", 6, 6, 6, 6)
-        services.spell_attack(battle=battle, by=alice, target=cat, rng=Dice(12))
+        acting.spell_attack(battle=battle, by=alice, target=cat, rng=Dice(12))
         if figure_state(battle, cat)["status"] == table.figures.OUT_OF_ACTION:
             break
+        acting.no_transfer(battle, bob)
     battle.refresh_from_db()
     record = services.record_from_log(battle)
     assert record[str(cat)].out_of_action

@@ -289,8 +289,8 @@ def test_subdual_weapon_is_minus_two_unless_from_behind_with_the_basics_of_cqc(c
     assert (from_behind.to_hit, from_behind.needed) == (0, 5)
     assert from_behind.check_die == "subdual"  # a hit from behind: the knock-out roll
     assert plan(catalogue, cqc, target, "melee", "subdual-weapon").check_die is None
-    assert table.attacks.subdual_knocks_out(roll=6, hp=6) is True
-    assert table.attacks.subdual_knocks_out(roll=5, hp=6) is False
+    assert table.damage.subdual_knocks_out(roll=6, hp=6) is True
+    assert table.damage.subdual_knocks_out(roll=5, hp=6) is False
 
 
 @pytest.mark.parametrize(("movement", "penalty"), [("ran", -1), ("dashed", -2)])

@@ -23,9 +23,9 @@ def state_of(**markers_by_figure) -> table.state.BattleState:
     return state
 
 
-def hit(damage: int, success_rating: int | None = None) -> table.attacks.AttackResult:
+def hit(damage: int, success_rating: int | None = None) -> table.damage.AttackResult:
     rating = damage if success_rating is None else success_rating
-    return table.attacks.AttackResult(12, 12, rating, rating >= 0, damage, "")
+    return table.damage.AttackResult(12, 12, rating, rating >= 0, damage, "")
 
 
 def cast_with(catalogue, spell: str, successes: int):
@@ -136,14 +136,17 @@ def test_wards_act_on_what_friendship_leaves_the_target():
         {"a": (0, figure("A")), "t": (1, figure("T")), "f": (1, figure("F", FR=3))}
     )
     state["figures"]["t"]["markers"] = {"earth-ward": 1}
-    done = table.damage.apply_hit(
-        state, "a", "t", hit(5), [("f", table.damage.Recipient("F", 3, 3))]
+    friend = [("f", table.damage.Recipient("F", 3, 3))]
+    done = table.damage.apply_attack(
+        state, figure("A"), "a", "t", [hit(5)], None, ranged=True, recipients=friend
     )
     assert state["figures"]["t"]["hp"] == 9  # keeps 2, halved to 1
     assert state["figures"]["f"]["hp"] == 7
-    assert done.words("A") == "Earth Ward halves 2 damage to 1."
+    assert (done.words, done.lost) == (["Earth Ward halves 2 damage to 1."], 1)
     state["figures"]["t"]["markers"] = {"earth-ward": 1}
-    table.damage.apply_hit(state, "a", "t", hit(3), [("f", table.damage.Recipient("F", 3, 3))])
+    table.damage.apply_attack(
+        state, figure("A"), "a", "t", [hit(3)], None, ranged=True, recipients=friend
+    )
     assert state["figures"]["t"]["markers"] == {"earth-ward": 1}  # it sustained nothing
 
 

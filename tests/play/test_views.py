@@ -5,7 +5,8 @@ import pytest
 from django.test import Client
 
 from play import selectors, services, table
-from play.models import Battle
+from play.models import Battle, BattleFigure
+from tests.play import acting
 from tests.play.conftest import ids, play_force
 
 pytestmark = pytest.mark.django_db
@@ -144,11 +145,13 @@ def test_spell_odds_before_casting(campaign_battle, alice):
     screen = page.get(f"/play/{battle.pk}/").content.decode()
     # The first caster's first spell shows at once: Emma, CA 4, Healing Spring at 7.
     assert "4 dice at Difficulty 7" in screen
-    odds = page.post(
-        f"/play/{battle.pk}/spell-odds/",
-        {"caster_spell": f"{f['0:Emma']}:healing-spring", "anathema_aura": "on"},
-        **HTMX,
-    ).content.decode()
+    asked = {"caster_spell": f"{f['0:Emma']}:healing-spring", "anathema_aura": "on"}
+    odds = page.post(f"/play/{battle.pk}/spell-odds/", asked, **HTMX).content.decode()
+    assert "No enemy of Emma in this battle has Anathema Aura." in odds
+    blue_emma = BattleFigure.objects.get(pk=f["1:Emma"])
+    blue_emma.numbers = {**blue_emma.numbers, "skills": ["spellcasting/anathema-aura"]}
+    blue_emma.save()
+    odds = page.post(f"/play/{battle.pk}/spell-odds/", asked, **HTMX).content.decode()
     # Difficulty 8: each die 5/12; none (7/12)^4 = 2401/20736.
     assert "4 dice at Difficulty 8" in odds
     assert "<strong>11.6%</strong> No effect" in odds
@@ -189,7 +192,7 @@ def test_the_friendship_offer_follows_a_damaging_hit(campaign_battle, alice, bob
     f = ids(battle)
     page = client_for(bob)
     assert 'id="transfer"' not in page.get(f"/play/{battle.pk}/state/", **HTMX).content.decode()
-    services.attack(
+    acting.attack(
         battle=battle,
         by=alice,
         declaration=table.attacks.AttackDeclaration(
@@ -199,6 +202,12 @@ def test_the_friendship_offer_follows_a_damaging_hit(campaign_battle, alice, bob
     )
     offer = page.get(f"/play/{battle.pk}/state/", **HTMX).content.decode()
     assert "Friendship: Ben took 6 damage" in offer
+    assert 'id="dodge-' in offer
+    # P9: the decision is the defender's; the attacker's screen offers it not.
+    attackers = client_for(alice).get(f"/play/{battle.pk}/state/", **HTMX).content.decode()
+    assert 'id="transfer"' not in attackers
+    assert 'id="dodge-' not in attackers
+    assert "Undo Ann attacks Ben" in attackers
     response = page.post(
         f"/play/{battle.pk}/act/",
         {"type": "transfer", "recipient": [str(f["1:Cat"]), ""], "amount": ["4", ""]},
@@ -222,3 +231,24 @@ def test_the_campaign_dashboard_lists_its_battles_being_played(campaign_battle, 
     client_for(alice).post(f"/play/{campaign_battle.pk}/end/", {"winner": "draw"})
     assert 'id="live-battles"' not in client_for(alice).get(dashboard).content.decode()
     assert selectors.live_battles_in(campaign=campaign) == []
+
+
+def test_after_the_end_the_screen_offers_no_controls(campaign_battle, alice, bob):
+    battle = campaign_battle
+    f = ids(battle)
+    acting.attack(
+        battle=battle,
+        by=alice,
+        declaration=table.attacks.AttackDeclaration(
+            f["0:Ann"], f["1:Ben"], "ranged", "light-pistol"
+        ),
+        dice=[12],
+    )
+    page = client_for(bob)
+    playing = page.get(f"/play/{battle.pk}/").content.decode()
+    assert f'action="/play/{battle.pk}/act/"' in playing
+    services.end_battle(battle=battle, by=alice, winner=None)
+    for url in (f"/play/{battle.pk}/", f"/play/{battle.pk}/state/"):
+        ended = page.get(url, **HTMX).content.decode()
+        assert f"/play/{battle.pk}/act/" not in ended
+        assert f"/play/{battle.pk}/undo/" not in ended
