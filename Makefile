@@ -7,7 +7,8 @@
 #   make lint         ruff, the import contracts (lint-imports) and mypy
 #   make mutation     the pure modules' mutation scores (sampled, seeded; docs/mutation.md)
 #   make format       ruff fix + ruff format
-#   make bench        the benchmarks on PostgreSQL, gunicorn and wrk (installed if missing)
+#   make bench        what players feel, about 5 minutes: writes bench/results.md
+#   make bench-scale  the same pages as the site grows to a million battles (long)
 #   make two-servers  two gunicorns behind nginx on loopback: shared state and failover proven
 #   make clean        remove .venv, caches and build output (keeps var/, the database)
 
@@ -38,10 +39,10 @@ APT_INSTALL := $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y
 DEV_ENV := DEBUG=1
 
 .PHONY: help venv .venv run test test-fast test-browser chromium lint format mutation bench \
-	two-servers clean
+	bench-scale two-servers clean
 
 help:
-	@sed -n '3,13s/^#//p' $(firstword $(MAKEFILE_LIST))
+	@sed -n '3,14s/^#//p' $(firstword $(MAKEFILE_LIST))
 
 venv .venv: $(STAMP)
 
@@ -106,9 +107,9 @@ format: $(STAMP)
 mutation: $(STAMP)
 	$(BIN)/python scripts/mutation.py $(MUTATION_ARGS)
 
-# Needs PostgreSQL on 127.0.0.1:5432 (BENCH_DATABASE_URL to change it); makes and drops
-# dbd_bench; installs wrk and chromium (its click-to-DOM phase) from Debian if missing.
-# BENCH_ARGS passes options, e.g. `make bench BENCH_ARGS=--quick`; with --profile,
+# Need PostgreSQL on 127.0.0.1:5432 (BENCH_DATABASE_URL to change it) and Redis
+# (BENCH_REDIS_URL); make and drop dbd_bench; install wrk and chromium from Debian if
+# missing. BENCH_ARGS passes options, e.g. `make bench BENCH_ARGS=--quick`; with --profile,
 # pyinstrument is installed into .venv if missing.
 bench: $(STAMP) $(WRK) $(CHROMIUM)
 	mkdir -p var
@@ -116,6 +117,11 @@ bench: $(STAMP) $(WRK) $(CHROMIUM)
 		$(BIN)/python -m pip install --quiet pyinstrument; \
 	fi
 	$(BIN)/python -m bench $(BENCH_ARGS)
+
+# A million campaign battles and a million table battles: writes bench/results-scale.md.
+bench-scale: $(STAMP)
+	mkdir -p var
+	$(BIN)/python -m bench --scale $(BENCH_ARGS)
 
 # Needs PostgreSQL on 127.0.0.1:5432 (user postgres, trust); installs nginx, wrk and
 # redis-server from Debian if missing. About a minute and a half; see scripts/two_servers.py.

@@ -1,12 +1,13 @@
-"""In-process timings: Django's test client through the whole handler and middleware,
-against the bench database, signed in with a real session.
+"""Server time: Django's test client through the whole handler and middleware, against
+the bench database, signed in with a real session, asking for gzip as a browser does (so
+the time includes compressing the answer).
 
-Rounds interleave the scenarios (a few requests of each in turn, round after round),
-so a slow moment of the machine lands on all of them alike and ratios to the floor,
-measured in the same rounds, cancel it.
+Rounds interleave the scenarios (a few requests of each in turn, round after round), so a
+slow moment of the machine lands on all of them alike.
 """
 
 import dataclasses
+import gzip
 import itertools
 import json
 import secrets
@@ -15,7 +16,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,8 +36,8 @@ class Scenario:
     # Done before each timed request, untimed (an edit, so the view after it misses).
     prepare: Callable[[], object] | None = None
     samples: list[float] = field(default_factory=list)  # milliseconds
-    cache: Counter = field(default_factory=Counter)  # (kind, hit/miss) while timed
-    size: int = 0  # bytes of the last answer's body
+    size: int = 0  # bytes of the last answer's body as sent (gzipped where it may be)
+    whole: int = 0  # the same body uncompressed
     queries: int = 0  # SQL statements one request sends (`count_queries`)
 
     def call(self) -> HttpResponse:
@@ -48,6 +48,8 @@ class Scenario:
                 f"{response.content[:300]!r}"
             )
         self.size = len(response.content)
+        zipped = response.get("Content-Encoding") == "gzip"
+        self.whole = len(gzip.decompress(response.content)) if zipped else self.size
         return response
 
 
@@ -65,10 +67,10 @@ class Stats:
 
 
 def signed_in_client(user_id: int) -> Client:
-    """A client with a real session and CSRF checks on, as a browser would be."""
+    """A client with a real session and CSRF checks on, accepting gzip, as a browser."""
     from django.contrib.auth import get_user_model
 
-    client = Client(enforce_csrf_checks=True)
+    client = Client(enforce_csrf_checks=True, HTTP_ACCEPT_ENCODING="gzip, deflate, br")
     client.force_login(get_user_model().objects.get(pk=user_id))
     return client
 
@@ -101,7 +103,8 @@ def urls_for(player: Player) -> Urls:
     )
 
 
-def scenarios(client: Client, world: World, document: dict) -> list[Scenario]:
+def scenarios(client: Client, world: World) -> list[Scenario]:
+    """Every page and edit the bench times, in the order the results list them."""
     player = world.players[0]
     urls = urls_for(player)
     # A page with forms sets the CSRF cookie; htmx sends the token back in a header.
@@ -110,7 +113,7 @@ def scenarios(client: Client, world: World, document: dict) -> list[Scenario]:
     htmx = {"HTTP_HX_REQUEST": "true", "HTTP_HX_CURRENT_URL": urls.builder_page, **csrf}
     added = {"flag": False}
 
-    def htmx_edit() -> HttpResponse:
+    def builder_edit() -> HttpResponse:
         """Add a medical kit, then take it off again: the force never grows."""
         if added["flag"]:
             data = {"index": str(player.member_equipment)}
@@ -139,73 +142,52 @@ def scenarios(client: Client, world: World, document: dict) -> list[Scenario]:
         data = member_rows.member_json(member) | {"name": f"Edited {next(renames)}"}
         services.update_member(force=force, actor=user, member_id=member.pk, data=data)
 
-    body = json.dumps(document)
     dashboard = reverse("campaign:dashboard", args=[world.campaign_id])
     standings = f"/api/v1/campaigns/{world.campaign_id}/standings/"
     found = [
-        Scenario("floor", "floor (tiny template, signed in)", lambda: client.get("/bench/floor/")),
         Scenario(
-            "floor_one_read",
-            "floor and one more query (a force's version by its key)",
-            lambda: client.get(reverse("bench-floor-one-read", args=[player.force_id])),
+            "floor",
+            "a signed-in tiny page (the least any page costs)",
+            lambda: client.get("/bench/floor/"),
         ),
         Scenario(
             "force_page",
-            "force page, cache hit (7 busy members)",
+            "force page, kept (7 busy members)",
             lambda: client.get(urls.force_page),
             # Other rows edit the force; an untimed view first makes this one a hit.
             prepare=lambda: client.get(urls.force_page),
         ),
         Scenario(
             "force_page_miss",
-            "force page, cache miss (the view after an edit)",
+            "force page after an edit",
             lambda: client.get(urls.force_page),
             prepare=edit_to_a_new_state,
         ),
-        Scenario(
-            "builder_page",
-            "member builder page (not cached)",
-            lambda: client.get(urls.builder_page),
-        ),
-        Scenario(
-            "htmx_edit",
-            "htmx edit (member builder, equipment step; the page sends nothing after it)",
-            htmx_edit,
-        ),
+        Scenario("builder_page", "member builder page", lambda: client.get(urls.builder_page)),
+        Scenario("builder_edit", "builder edit (htmx, equipment)", builder_edit),
         Scenario(
             "open_step",
-            "open another step (htmx GET, the player's choice)",
+            "builder: open another step (htmx)",
             lambda: client.get(urls.open_step, **htmx),
         ),
         Scenario(
             "api_detail",
-            "roster API detail, cache hit",
+            "roster API detail, kept",
             lambda: client.get(urls.api_detail),
             prepare=lambda: client.get(urls.api_detail),
         ),
         Scenario(
             "api_detail_miss",
-            "roster API detail, cache miss (after an edit)",
+            "roster API detail after an edit",
             lambda: client.get(urls.api_detail),
             prepare=edit_to_a_new_state,
         ),
-        Scenario(
-            "dashboard",
-            "campaign dashboard",
-            lambda: client.get(dashboard),
-        ),
+        Scenario("dashboard", "campaign dashboard", lambda: client.get(dashboard)),
         Scenario("standings", "campaign standings API", lambda: client.get(standings)),
         Scenario(
             "campaign_list",
-            "my campaigns (list, with each one's battles played)",
+            "my campaigns (each with its battles played)",
             lambda: client.get(reverse("campaign:list")),
-        ),
-        Scenario(
-            "validate",
-            "validation endpoint (full force)",
-            lambda: client.post(
-                "/api/v1/rosters/validate/", body, content_type="application/json"
-            ),
         ),
     ]
     if world.live_battle_id:
@@ -213,37 +195,69 @@ def scenarios(client: Client, world: World, document: dict) -> list[Scenario]:
     return found
 
 
+def _attack_fields(battle_id: int) -> dict[str, str]:
+    """The battle screen's attack form: the bench player's Mio shoots the rival's Julius
+    with the Light Pistol, a 1 entered (a miss: the battle stays as it was but for its
+    log)."""
+    from play.models import BattleFigure
+
+    figures = {
+        (f.side.position, f.name): f.pk
+        for f in BattleFigure.objects.filter(side__battle_id=battle_id).select_related("side")
+    }
+    return {
+        "type": "attack",
+        "figure": str(figures[(0, "Mio")]),
+        "target": str(figures[(1, "Julius")]),
+        "kind": "ranged",
+        "weapon": "light-pistol",
+        "obscured": "clear",
+        "situation_movement": "moved",
+        "dice": "1",
+    }
+
+
 def play_scenarios(client: Client, battle_id: int, csrf: dict[str, str]) -> list[Scenario]:
-    """Play mode: a player's action (a plain d12 through the battle screen's form, answered
-    with the state panel), an idle watcher's poll (If-None-Match: 304, no body), and the
-    player's list of battles, as a page and from the API."""
+    """Play mode: the battle screen, an attack from its form (answered with the state
+    panel), the other phone's poll finding nothing new (304, no body) and finding a change
+    (200, the panel), and the player's list of battles, as a page and from the API."""
+    battle_page = reverse("play:battle", args=[battle_id])
     state_url = reverse("play:state", args=[battle_id])
     act_url = reverse("play:act", args=[battle_id])
     htmx = {"HTTP_HX_REQUEST": "true", **csrf}
     seen = {"etag": client.get(state_url, **htmx)["ETag"]}
+    fields = _attack_fields(battle_id)
 
-    def action() -> HttpResponse:
-        response = client.post(act_url, {"type": "roll", "count": "1"}, **htmx)
+    def attack() -> HttpResponse:
+        response = client.post(act_url, fields, **htmx)
         seen["etag"] = response["ETag"]
         return response
 
+    def roll() -> None:
+        """Another phone's change: the poll after it brings the panel."""
+        seen["before"] = seen["etag"]
+        seen["etag"] = client.post(act_url, {"type": "roll", "count": "1"}, **htmx)["ETag"]
+
     return [
-        Scenario("play_action", "play: an action round-trip (htmx, a d12)", action),
+        Scenario("battle_page", "battle screen (whole page)", lambda: client.get(battle_page)),
+        Scenario("play_attack", "play: an attack (htmx)", attack),
         Scenario(
             "play_poll",
-            "play: an idle watcher's poll (304)",
-            lambda: client.get(state_url, HTTP_IF_NONE_MATCH=seen["etag"], **htmx),
+            "play: a poll, nothing new (304)",
+            lambda: client.get(state_url, HTTP_IF_NONE_MATCH=seen["etag"]),
             expect=304,
         ),
         Scenario(
-            "battle_list",
-            "play: my battles (the list page)",
-            lambda: client.get(reverse("play:list")),
+            "play_poll_changed",
+            "play: a poll after a change (the panel)",
+            lambda: client.get(state_url, HTTP_IF_NONE_MATCH=seen["before"]),
+            prepare=roll,
         ),
         Scenario(
-            "battle_list_api",
-            "play API: my battles (list)",
-            lambda: client.get("/api/v1/battles/"),
+            "battle_list", "play: my battles (the page)", lambda: client.get(reverse("play:list"))
+        ),
+        Scenario(
+            "battle_list_api", "play API: my battles", lambda: client.get("/api/v1/battles/")
         ),
     ]
 
@@ -256,11 +270,8 @@ def measure(
     warmup: int,
     say: Callable[[str], None],
 ) -> dict[str, Stats]:
-    from bench.cache import COUNTS
-
     for scenario in chosen:
         scenario.samples.clear()
-        scenario.cache.clear()
         for _ in range(warmup):
             if scenario.prepare is not None:
                 scenario.prepare()
@@ -271,11 +282,9 @@ def measure(
             for _ in range(per_round):
                 if scenario.prepare is not None:
                     scenario.prepare()
-                before = COUNTS.copy()
                 start = time.perf_counter_ns()
                 scenario.call()
                 scenario.samples.append((time.perf_counter_ns() - start) / 1e6)
-                scenario.cache.update(COUNTS - before)
         if (number + 1) % max(1, rounds // 4) == 0:
             say(f"  round {number + 1}/{rounds}")
     return {s.key: Stats.of(s.samples) for s in chosen}
@@ -334,8 +343,8 @@ class Run:
 
     label: str
     samples: list[float]  # milliseconds
-    cache: Counter  # (kind, hit/miss) while timed
     size: int
+    whole: int
     queries: int
 
 
@@ -346,8 +355,8 @@ def answer_of(chosen: Sequence[Scenario]) -> dict[str, dict]:
         s.key: {
             "label": s.label,
             "samples": s.samples,
-            "cache": [[kind, outcome, n] for (kind, outcome), n in s.cache.items()],
             "size": s.size,
+            "whole": s.whole,
             "queries": s.queries,
         }
         for s in chosen
@@ -357,10 +366,10 @@ def answer_of(chosen: Sequence[Scenario]) -> dict[str, dict]:
 def in_a_fresh_process(
     world: World, keys: Sequence[str], *, rounds: int, per_round: int, warmup: int
 ) -> dict[str, Run]:
-    """`measure` the scenarios named by `keys` once, in a new Python process that loads
+    """`measure` the scenarios named by `keys` (none: all) once, in a new Python process that loads
     the site as a gunicorn worker does (`bench.one_run`). The same code can measure as
-    much as 20% apart from one process to the next (bench/findings.md), so each of a
-    phase's runs gets its own process and the runs' spread shows that too."""
+    much as 20% apart from one process to the next, so each of a phase's runs gets its own
+    process."""
     order = {
         "world": dataclasses.asdict(world),
         "keys": list(keys),
@@ -378,8 +387,8 @@ def in_a_fresh_process(
         key: Run(
             found["label"],
             found["samples"],
-            Counter({(kind, outcome): n for kind, outcome, n in found["cache"]}),
             found["size"],
+            found["whole"],
             found["queries"],
         )
         for key, found in answer.items()

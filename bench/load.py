@@ -1,8 +1,9 @@
-"""Load on loopback: gunicorn (2 x cores + 1 sync workers, as the Dockerfile runs it)
-and Debian's `wrk` with a fixed number of connections.
+"""Load on loopback: gunicorn (sync workers, 2 x cores + 1 as the Dockerfile runs it)
+and Debian's `wrk`, one connection per player, each player pausing between requests as a
+person at the table or at the builder would (`PLAYERS_SCRIPT`).
 
-wrk counts only socket errors and 4xx/5xx answers as errors; the Lua script below also
-counts anything but 200 (a 302 to the login page would otherwise pass), and prints the
+wrk counts only socket errors and 4xx/5xx answers as errors; the Lua script also counts
+anything but 200 or 304 (a 302 to the login page would otherwise pass), and prints the
 latency percentiles in microseconds for parsing.
 """
 
@@ -18,7 +19,6 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -35,35 +35,14 @@ function done(summary, latency, requests)
   end
   local e = summary.errors
   io.write(string.format(
-    "BENCH requests=%d duration_us=%d not_200=%d connect=%d read=%d write=%d "
+    "BENCH requests=%d duration_us=%d not_ok=%d connect=%d read=%d write=%d "
     .. "status=%d timeout=%d\\n",
     summary.requests, summary.duration, total, e.connect, e.read, e.write, e.status, e.timeout))
-  io.write(string.format("BENCH p50=%.0f p90=%.0f p99=%.0f max=%.0f\\n",
-    latency:percentile(50), latency:percentile(90), latency:percentile(99), latency.max))
+  io.write(string.format("BENCH p50=%.0f p90=%.0f p95=%.0f p99=%.0f max=%.0f\\n",
+    latency:percentile(50), latency:percentile(90), latency:percentile(95),
+    latency:percentile(99), latency.max))
 end
 """
-
-WRK_SCRIPT = (
-    """
-local threads = {}
-
-function setup(thread)
-  table.insert(threads, thread)
-end
-
-function init(args)
-  not_ok = 0
-end
-
-function response(status, headers, body)
-  if status ~= 200 then
-    not_ok = not_ok + 1
-  end
-end
-
-"""
-    + WRK_DONE
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +52,7 @@ class LoadResult:
     seconds: float
     p50_ms: float
     p90_ms: float
+    p95_ms: float
     p99_ms: float
     max_ms: float
     errors: int
@@ -134,16 +114,11 @@ def gunicorn(
     log: Path,
     cookie: str,
     cpus: str | None = None,
-    access_log: Path | None = None,
 ) -> Iterator[str]:
     """Serve the site on a free loopback port; yield its base URL; always stop it.
-    `cpus` pins the server (taskset); `access_log` writes method, path, status and the
-    time each request took in the worker (µs), for per-kind latencies."""
+    `cpus` pins the server (taskset)."""
     port = free_port()
     base = f"http://127.0.0.1:{port}"
-    logging = []
-    if access_log is not None:
-        logging = ["--access-logfile", str(access_log), "--access-logformat", ACCESS_FORMAT]
     command = [
         str(Path(sys.executable).with_name("gunicorn")),
         "dbd_site.wsgi",
@@ -155,7 +130,6 @@ def gunicorn(
         "warning",
         "--error-logfile",
         str(log),
-        *logging,
     ]
     process = subprocess.Popen(
         _pinned(command, cpus),
@@ -199,13 +173,12 @@ def check(url: str, cookie: str) -> None:
 def run_wrk(
     label: str,
     url: str,
-    cookie: str,
     *,
     seconds: int,
     connections: int,
     threads: int = 2,
     cpus: str | None = None,
-    lua: str = WRK_SCRIPT,
+    lua: str,
     say: Callable[[str], None] = print,
 ) -> LoadResult:
     with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as script:
@@ -221,8 +194,6 @@ def run_wrk(
             "--latency",
             "-s",
             script.name,
-            "-H",
-            f"Cookie: {cookie}",
             url,
         ]
         result = subprocess.run(
@@ -243,54 +214,40 @@ def run_wrk(
             "\n".join(line for line in result.stdout.splitlines() if line.startswith("BENCH ")),
         )
     }
-    errors = {k: values[k] for k in ("not_200", "connect", "read", "write", "timeout")}
+    errors = {k: values[k] for k in ("not_ok", "connect", "read", "write", "timeout")}
     load = LoadResult(
         label=label,
         requests=values["requests"],
         seconds=values["duration_us"] / 1e6,
         p50_ms=values["p50"] / 1000,
         p90_ms=values["p90"] / 1000,
+        p95_ms=values["p95"] / 1000,
         p99_ms=values["p99"] / 1000,
         max_ms=values["max"] / 1000,
-        errors=values["not_200"]
-        + values["connect"]
-        + values["read"]
-        + values["write"]
-        + values["timeout"],
+        errors=sum(errors.values()),
         error_detail=", ".join(f"{k} {v}" for k, v in errors.items() if v) or "none",
     )
     say(
         f"  {label}: {load.rps:.0f} req/s, p50 {load.p50_ms:.1f} ms, "
-        f"p99 {load.p99_ms:.1f} ms, errors {load.errors}"
+        f"p95 {load.p95_ms:.1f} ms, errors {load.errors}"
     )
     return load
 
 
-# --- many players on their own forces ------------------------------------------------------
+# --- players at once ---------------------------------------------------------------------
 
-ACCESS_FORMAT = "BENCH %(m)s %(U)s %(s)s %(D)s"
+# What one player does, over and over: (kind, the pause in ms after its answer). A player at
+# the table: their phone polls the battle's state every half second while it is being
+# played (static/js/play.js) and they act every 20 s (a d12, through the battle screen).
+# A player at the builder: an edit every 10 s, opening another step between edits, and a
+# look at the force page.
+TABLE_ROUND = (*(("poll", 500),) * 39, ("act", 500))
+BUILDER_ROUND = (("edit_add", 5000), ("step", 5000), ("edit_remove", 5000), ("page", 5000))
 
-# One player's round, repeated: each builder edit, then opening another step (the page
-# sends nothing after an edit; a player moves on to the next step), two views of the
-# force page and two API reads per edit.
-MIXED_ROUND = (
-    "edit_add",
-    "step",
-    "page",
-    "page",
-    "api",
-    "api",
-    "edit_remove",
-    "step",
-    "page",
-    "page",
-    "api",
-    "api",
-)
-
-MIXED_SCRIPT = """
+PLAYERS_SCRIPT = """
 local players = {%(players)s}
 local round = {%(round)s}
+local waits = {%(waits)s}
 local threads = {}
 local counter = 0
 
@@ -303,32 +260,52 @@ end
 function init(args)
   not_ok = 0
   step = 0
-  me = players[number]
+  etag = ""
+  me = players[(number - 1) %% #players + 1]
+  math.randomseed(number)
+  first = true
   local form = "application/x-www-form-urlencoded"
-  local htmx = {
+  htmx = {
     ["Cookie"] = me.cookie, ["HX-Request"] = "true", ["X-CSRFToken"] = me.csrf,
-    ["HX-Current-URL"] = me.builder, ["Content-Type"] = form }
-  local plain = { ["Cookie"] = me.cookie }
-  requests = {
-    edit_add = wrk.format("POST", me.add, htmx, "add=medical-kit"),
-    edit_remove = wrk.format("POST", me.remove, htmx, "index=" .. me.index),
-    step = wrk.format("GET", me.step, htmx),
-    page = wrk.format("GET", me.page, plain),
-    api = wrk.format("GET", me.api, plain),
-  }
+    ["Content-Type"] = form, ["Accept-Encoding"] = "gzip" }
+  plain = { ["Cookie"] = me.cookie, ["Accept-Encoding"] = "gzip" }
 end
 
--- The round moves on with each answer, not with each request built: wrk builds one
--- request of the first thread before the run starts, to check the script, and never
--- sends it. Counted per request built, that player skipped the round's first edit (a
--- medical kit added), and its removal was then refused as a removal of nothing.
+-- The pause before each request: a random part of a round's first pause, so the players
+-- do not move in step; then the pause after the step just answered.
+function delay()
+  if first then
+    first = false
+    return math.random(0, waits[1])
+  end
+  return waits[(step - 1) %% #round + 1]
+end
+
+-- One connection per thread (wrk -tN -cN), so these globals are one player's.
 function request()
-  return requests[round[step %% #round + 1]]
+  local kind = round[step %% #round + 1]
+  if kind == "poll" then
+    plain["If-None-Match"] = etag
+    return wrk.format("GET", me.state, plain)
+  elseif kind == "act" then
+    return wrk.format("POST", me.act, htmx, "type=roll&count=1")
+  elseif kind == "edit_add" then
+    return wrk.format("POST", me.add, htmx, "add=medical-kit")
+  elseif kind == "edit_remove" then
+    return wrk.format("POST", me.remove, htmx, "index=" .. me.index)
+  elseif kind == "step" then
+    return wrk.format("GET", me.step, htmx)
+  end
+  plain["If-None-Match"] = nil
+  return wrk.format("GET", me.page, plain)
 end
 
 function response(status, headers, body)
   step = step + 1
-  if status ~= 200 then
+  if headers["ETag"] then
+    etag = headers["ETag"]
+  end
+  if status ~= 200 and status ~= 304 then
     not_ok = not_ok + 1
   end
 end
@@ -339,51 +316,71 @@ def _lua(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def mixed_script(players: list[dict[str, str]]) -> str:
-    """The wrk script for one connection per player (wrk -tN -cN): player i's thread
-    sends player i's cookies and URLs, round after round of `MIXED_ROUND`."""
+def players_script(players: list[dict[str, str]], plan: tuple[tuple[str, int], ...]) -> str:
+    """The wrk script for one connection per player (wrk -tN -cN, N players at most
+    `len(players)` apart): connection i sends player i % len(players)'s cookies and
+    URLs, round after round of `plan`, pausing between requests as `plan` says."""
     rows = ", ".join(
         "{" + ", ".join(f"{key} = {_lua(str(value))}" for key, value in p.items()) + "}"
         for p in players
     )
-    kinds = ", ".join(_lua(kind) for kind in MIXED_ROUND)
-    return MIXED_SCRIPT % {"players": rows, "round": kinds}
+    kinds = ", ".join(_lua(kind) for kind, _ in plan)
+    waits = ", ".join(str(wait) for _, wait in plan)
+    return PLAYERS_SCRIPT % {"players": rows, "round": kinds, "waits": waits}
 
 
-def access_times(
-    log: Path, kind_of: Callable[[str, str], str | None]
-) -> tuple[dict[str, list[float]], Counter]:
-    """({kind: worker times in ms}, {(kind, status): n} for answers but 200) from a
-    gunicorn access log in `ACCESS_FORMAT`."""
-    found: dict[str, list[float]] = {}
-    refused: Counter = Counter()
-    for line in log.read_text().splitlines():
-        parts = line.split()
-        if len(parts) != 5 or parts[0] != "BENCH":
-            continue
-        _, method, path, status, micros = parts
-        kind = kind_of(method, path)
-        if kind is not None:
-            found.setdefault(kind, []).append(int(micros) / 1000)
-            if status != "200":
-                refused[(kind, status)] += 1
-    return found, refused
+@dataclass(frozen=True, slots=True)
+class Step:
+    players: int
+    result: LoadResult
+
+    def kept_up(self, limit_ms: float) -> bool:
+        return self.result.p95_ms < limit_ms and not self.result.errors
 
 
-def wait_until_answered(log: Path, *, quiet: float = 2.0, limit: float = 60.0) -> int:
-    """The access log's line count once it has stopped growing for `quiet` seconds (at
-    most `limit`): the requests still in the workers when a wrk run ended have been
-    answered. Cold workers answer their first edits seconds after the warm-up's wrk has
-    gone; counted in the measured run, they were its slowest edits."""
-    lines, since, started = -1, time.monotonic(), time.monotonic()
-    while time.monotonic() - started < limit:
-        now = len(log.read_text().splitlines())
-        if now != lines:
-            lines, since = now, time.monotonic()
-        elif time.monotonic() - since >= quiet:
-            break
-        time.sleep(0.1)
-    return lines
+def ramp(
+    base: str,
+    players: list[dict[str, str]],
+    plan: tuple[tuple[str, int], ...],
+    *,
+    start: int,
+    limit_ms: float,
+    seconds: int,
+    most_steps: int,
+    cpus: str | None,
+    say: Callable[[str], None],
+) -> list[Step]:
+    """Twice as many players at once each step until the 95th percentile of the answers'
+    times reaches `limit_ms` or an answer fails (at most `most_steps` steps), then one step
+    halfway (geometrically) between the last that kept up and the first that did not."""
+    lua = players_script(players, plan)
+
+    def step(count: int) -> Step:
+        result = run_wrk(
+            f"{count} players",
+            base + "/bench/floor/",
+            seconds=seconds,
+            connections=count,
+            threads=count,
+            cpus=cpus,
+            lua=lua,
+            say=say,
+        )
+        return Step(count, result)
+
+    steps = [step(start)]
+    while steps[-1].kept_up(limit_ms) and len(steps) < most_steps:
+        steps.append(step(steps[-1].players * 2))
+    if len(steps) >= 2 and not steps[-1].kept_up(limit_ms):
+        middle = round((steps[-2].players * steps[-1].players) ** 0.5)
+        steps.append(step(middle))
+    return sorted(steps, key=lambda s: s.players)
+
+
+def served(steps: list[Step], limit_ms: float) -> Step | None:
+    """The most players served within `limit_ms` at the 95th percentile, without errors."""
+    kept = [step for step in steps if step.kept_up(limit_ms)]
+    return max(kept, key=lambda step: step.players) if kept else None
 
 
 class LoadSampler:

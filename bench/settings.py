@@ -18,8 +18,6 @@ is measured:
 - The cache is Redis (`REDIS_URL`, set by `python -m bench` to a database of its own), as
   the site is deployed (docker-compose.yml); without Redis the site falls back to a table.
 - "testserver" is an allowed host, for the in-process measurements.
-- The default cache is the site's own, behind `bench.cache.CountingCache`, which counts
-  the force page's and the API detail's hits and misses (nothing else changes).
 """
 
 import os
@@ -28,10 +26,7 @@ os.environ["DEBUG"] = "0"
 os.environ.setdefault("SECRET_KEY", "bench-only-throw-away-key-4d3c2b1a0f9e8d7c6b5a")
 
 import dj_database_url
-from django.conf import global_settings
 
-from bench.cache import wrap
-from dbd_site import settings as site_settings
 from dbd_site.settings import *  # noqa: F403
 from dbd_site.settings import BASE_DIR, REST_FRAMEWORK, STORAGES
 
@@ -66,5 +61,3 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": "WARNING"},
 }
-
-CACHES = wrap(getattr(site_settings, "CACHES", global_settings.CACHES))

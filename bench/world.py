@@ -4,9 +4,11 @@ The small database is one signed-in player ("bench") with the full force of
 `bench.forces` (six busy students and a mentor), and a campaign they organise with two
 rivals: three campaign forces and 200 battles (197 confirmed, 3 waiting for the bench
 player to confirm), written in bulk as `tests/campaign` does and then brought up to date
-(XP, Resources, stored evaluations) through the services' own functions. Fifteen more
-players ("player01".. "player15") have a full force each, for the load test's players
-on their own forces.
+(XP, Resources, stored evaluations) through the services' own functions; a battle of
+the campaign is being played between the bench player and "ria" (the two phones of the
+browser phase). Fifteen more players ("player01".. "player15") have a full force each; every
+load player (the bench player too) also has a one-off battle between two forces of their
+own, for the load test's players at the table.
 """
 
 import datetime
@@ -97,6 +99,7 @@ class Player:
     force_id: int
     member_id: int
     member_equipment: int  # how many pieces of equipment the edited member has
+    battle_id: int = 0  # a one-off battle between two forces of their own
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +112,7 @@ class World:
     battles: int
     players: tuple[Player, ...]  # the load test's players, the bench player first
     live_battle_id: int = 0  # a battle being played (play mode), the bench player's side first
+    rival_id: int = 0  # the live battle's other player ("ria")
 
     @classmethod
     def from_dict(cls, data: dict) -> "World":
@@ -123,8 +127,17 @@ LOAD_PLAYERS = 16
 
 
 def _player(user, force) -> Player:
+    """A load player: their full force, and a battle of their own against a second one."""
+    from bench.forces import full_force
+    from play import services as play_services
+    from roster import services as roster_services
+
     member = force.members.order_by("position").first()
-    return Player(user.pk, force.pk, member.pk, len(member.equipment))
+    second = roster_services.import_force(owner=user, document=full_force())
+    battle = play_services.start_battle(
+        by=user, forces=[force, second], scenario=f"{user.get_username()} at the table"
+    )
+    return Player(user.pk, force.pk, member.pk, len(member.equipment), battle.pk)
 
 
 def build() -> World:
@@ -196,5 +209,6 @@ def build() -> World:
         campaign_id=campaign.pk,
         battles=BATTLES,
         live_battle_id=live.pk,
+        rival_id=rivals[0].pk,
         players=tuple(players),
     )

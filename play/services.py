@@ -56,6 +56,24 @@ def _system_dice() -> random.Random:
     return random.SystemRandom()
 
 
+def _battle_dice(battle: Battle) -> random.Random:
+    """The battle's server dice: the stream of its committed seed, from where its last
+    action's dice ended (`play.table.commitment`). A battle started before dice were
+    committed to rolls `random.SystemRandom()`."""
+    if not battle.dice_seed:
+        return _system_dice()
+    return table.commitment.DiceStream(battle.dice_seed, start=battle.dice_next)
+
+
+def _keep_draws(battle: Battle, dice: random.Random) -> list[list[int]]:
+    """Where each server die an action drew sits in the battle's stream ([index, faces]),
+    for the log; the battle's next dice begin after them."""
+    if not isinstance(dice, table.commitment.DiceStream):
+        return []
+    battle.dice_next = dice.next_index
+    return [[drawn.index, drawn.faces] for drawn in dice.drawn]
+
+
 # --- starting ---------------------------------------------------------------------------
 
 
@@ -168,6 +186,8 @@ def start_battle(
         scenario=scenario,
         entered_rolls_allowed=entered_rolls_allowed,
         state={},
+        dice_seed=(seed := table.commitment.new_seed()),
+        dice_commitment=table.commitment.commitment_of(seed),  # published from now on
     )
     placed: dict[str, tuple[int, table.figures.Figure]] = {}
     for position, force in enumerate(forces):
@@ -286,7 +306,9 @@ def _act(
         # changes a copy.
         before = locked.state
         last = locked.actions.order_by("-seq").values_list("seq", flat=True).first() or 0
-        rolled = table.dice.Dice(rng or _system_dice(), dice, allowed=locked.entered_rolls_allowed)
+        rolled = table.dice.Dice(
+            rng or _battle_dice(locked), dice, allowed=locked.entered_rolls_allowed
+        )
         t = table.state.Table(
             state=copy.deepcopy(table.state.upgraded(before)),
             figures=_figures(locked),
@@ -308,13 +330,14 @@ def _act(
             # "side": whose action it is (P9), for undo; None: the battle's own.
             detail={**outcome.detail, "side": t.acting_side},
             dice=rolled.rolled,
+            dice_drawn=_keep_draws(locked, rolled.rng),
             entered=entered,
             events=list(outcome.events),
             state_before=before,
         )
         locked.state = t.state
         locked.version += 1
-        locked.save(update_fields=["state", "version", "updated_at"])
+        locked.save(update_fields=["state", "version", "dice_next", "updated_at"])
         battle.state, battle.version = locked.state, locked.version
         return action
 

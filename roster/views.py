@@ -33,6 +33,7 @@ from dbd_site.compression import shows_secret
 from dbd_site.errors import DomainError
 from dbd_site.inputs import is_whole_number
 from dbd_site.rendering import add_refusal_to_form, is_htmx, refusal_messages, render_page
+from idempotency.decorators import idempotent
 from roster import cache_keys, engine, member_rows, options, selectors, services
 from roster.changes import BETWEEN_BATTLES, CHANGES, Rejected
 from roster.documents import Problem
@@ -300,6 +301,7 @@ def force_detail(request: HttpRequest, force_id: int) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET", "HEAD", "POST"])
+@idempotent
 def force_edit(request: HttpRequest, force_id: int) -> HttpResponse:
     """The force's name and Resources: inline on the force page with htmx, a page without."""
     force = _force(request, force_id)
@@ -332,6 +334,7 @@ def force_edit(request: HttpRequest, force_id: int) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET", "HEAD", "POST"])
+@idempotent
 def force_rename(request: HttpRequest, force_id: int) -> HttpResponse:
     """Rename a force from My forces, where a copy ("Name (copy)") stands beside its
     original: a small form on each force, without JavaScript. A refused name is shown
@@ -357,6 +360,7 @@ def force_rename(request: HttpRequest, force_id: int) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET", "HEAD", "POST"])
+@idempotent
 def force_delete(request: HttpRequest, force_id: int) -> HttpResponse:
     force = _force(request, force_id)
     if request.method == "POST" or not policy_for(force).offers("delete"):
@@ -386,6 +390,7 @@ def force_duplicate(request: HttpRequest, force_id: int) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET", "HEAD", "POST"])
+@idempotent
 def force_rules(request: HttpRequest, force_id: int) -> HttpResponse:
     """Review what the current edition of the rules changes for a force built under an
     older one, and accept the move (issue #13). The numbers are the write path's own: the
@@ -423,6 +428,7 @@ def force_rules(request: HttpRequest, force_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
+@idempotent
 def force_share(request: HttpRequest, force_id: int) -> HttpResponse:
     """Turn the read-only link on or off (`enabled` = "on" / "off")."""
     force = _force(request, force_id)
@@ -474,6 +480,7 @@ def force_shared(request: HttpRequest, token: str) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET", "HEAD", "POST"])
+@idempotent
 def member_add(request: HttpRequest, force_id: int) -> HttpResponse:
     """Steps 1 and 2 (name, statistics, club); the member page does the rest."""
     force = _force(request, force_id)
@@ -732,6 +739,7 @@ def _refused(section: str, exc: DomainError) -> Rejected:
 
 @login_required
 @require_POST
+@idempotent
 def member_edit(request: HttpRequest, force_id: int, member_id: int, step: str) -> HttpResponse:
     """One builder step's change: the step's form data applied to the member as stored
     now, through the write path (which the force's policy judges)."""
@@ -790,6 +798,7 @@ def _roll_notice(roll: SkillRoll) -> str:
 
 @login_required
 @require_POST
+@idempotent
 def member_roll(request: HttpRequest, force_id: int, member_id: int) -> HttpResponse:
     """Roll 1d12 on the server for a skill advancement (R5); re-rolls cost FR (R5a)."""
     force = _force(request, force_id)
@@ -813,6 +822,7 @@ def member_roll(request: HttpRequest, force_id: int, member_id: int) -> HttpResp
 
 @login_required
 @require_POST
+@idempotent
 def member_pick(request: HttpRequest, force_id: int, member_id: int) -> HttpResponse:
     """Pick the skill outright instead of rolling (R5: -2 FR)."""
     return _skill_choice(request, force_id, member_id, services.pick_skill)
@@ -820,6 +830,7 @@ def member_pick(request: HttpRequest, force_id: int, member_id: int) -> HttpResp
 
 @login_required
 @require_POST
+@idempotent
 def member_free_pick(request: HttpRequest, force_id: int, member_id: int) -> HttpResponse:
     """After a roll the student cannot take: pick among the roll's choices, free (R5)."""
     return _skill_choice(request, force_id, member_id, services.take_free_pick)
@@ -851,6 +862,7 @@ def _skill_choice(
 
 @login_required
 @require_http_methods(["GET", "HEAD", "POST"])
+@idempotent
 def member_remove(request: HttpRequest, force_id: int, member_id: int) -> HttpResponse:
     force = _force(request, force_id)
     member = _member(force, member_id)

@@ -1,4 +1,6 @@
-"""The benchmarks' own pieces, quickly: the scale seed at a tiny scale and the floor view.
+"""The benchmarks' own pieces, quickly: the scale seed at a tiny scale, the floor view, the
+scenarios' counts and sizes, the load script, the figures' arithmetic. The browser part runs
+in tests/browser/test_bench_browser.py.
 
 No timings here: `make bench` measures, and reports rather than asserts.
 """
@@ -16,7 +18,6 @@ from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 from django.db import connection
 from django.db.models import Sum
-from django.urls import reverse
 
 from bench.inprocess import Scenario, count_queries
 from campaign.management.commands.seed_scale import template_documents
@@ -170,36 +171,37 @@ def test_the_floor_answers_a_signed_in_user(client):
 
 
 @pytest.mark.urls("bench.urls")
-def test_the_floor_with_one_read_reads_the_players_own_force_alone(client):
-    player = get_user_model().objects.create_user("floor", password="pw-floor-1234")
-    other = get_user_model().objects.create_user("other", password="pw-other-1234")
-    mine = Force.objects.create(owner=player, name="Mine", resources=50)
-    theirs = Force.objects.create(owner=other, name="Theirs", resources=50)
-    url = reverse("bench-floor-one-read", args=[mine.pk])
-    assert client.get(url).status_code == 302  # signed out: to the login page
-    client.force_login(player)
-    response = client.get(url)
-    assert response.status_code == 200
-    assert "Signed in as floor." in response.content.decode()
-    assert client.get(reverse("bench-floor-one-read", args=[theirs.pk])).status_code == 404
-
-
-@pytest.mark.urls("bench.urls")
 def test_a_scenario_counts_the_queries_of_one_request(client):
-    """`count_queries`: the floor with one read sends one statement more than the floor,
-    counted on requests of their own."""
+    """`count_queries`: a request that sends one statement more is counted one more, on a
+    request of its own, after its preparation (which is not counted)."""
     player = get_user_model().objects.create_user("floor", password="pw-floor-1234")
-    force = Force.objects.create(owner=player, name="Mine", resources=50)
     client.force_login(player)
-    url = reverse("bench-floor-one-read", args=[force.pk])
+
+    def floor_and_one_more():
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+        return client.get("/bench/floor/")
+
     floor = Scenario("floor", "floor", lambda: client.get("/bench/floor/"))
-    one_read = Scenario("one", "one read", lambda: client.get(url))
+    one_more = Scenario("one", "one more", floor_and_one_more)
     prepared = []
-    one_read.prepare = lambda: prepared.append(client.get("/bench/floor/"))
+    one_more.prepare = lambda: prepared.append(client.get("/bench/floor/"))
     floor_queries = count_queries(floor)
     assert floor_queries >= 1  # the session, at least
-    assert count_queries(one_read) == floor_queries + 1
+    assert count_queries(one_more) == floor_queries + 1
     assert len(prepared) == 1  # prepared once, outside the count
+
+
+def test_a_scenario_keeps_the_size_sent_and_the_whole_answer(client):
+    """A gzipped answer's size as sent and uncompressed, as the results list them."""
+    rules = Scenario("rules", "rules", lambda: client.get("/rules/", HTTP_ACCEPT_ENCODING="gzip"))
+    response = rules.call()
+    assert response["Content-Encoding"] == "gzip"
+    assert rules.size == len(response.content)
+    assert rules.whole == len(client.get("/rules/").content) > 3 * rules.size
+    plain = Scenario("plain", "plain", lambda: client.get("/rules/"))
+    plain.call()
+    assert plain.size == plain.whole == rules.whole
 
 
 def test_the_bench_settings_load():
@@ -278,31 +280,6 @@ def test_site_battles_grow_the_site_in_long_campaigns_of_three():
     assert_tallies_recount()
 
 
-def test_the_counting_cache_counts_what_it_knows_and_keeps_the_rest():
-    from bench.cache import COUNTS, CountingCache
-
-    cache = CountingCache(
-        "", {"OPTIONS": {"INNER": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}}
-    )
-    before = COUNTS.copy()
-    cache.set("roster-api-detail-json:1:x", {"a": 1})
-    assert cache.get("roster-api-detail-json:1:x") == {"a": 1}
-    assert cache.get("roster-api-detail-json:2:x", "none") == "none"
-    assert cache.get("template.cache.roster-force-page.abc") is None
-    cache.set("throttle:1", 5)
-    assert cache.get("throttle:1") == 5  # kept, not counted
-    cache.set("member-card:a", "<article>")
-    found = cache.get_many(["member-card:a", "member-card:b", "throttle:1"])
-    assert found == {"member-card:a": "<article>", "throttle:1": 5}
-    assert COUNTS - before == {
-        ("API detail", "hit"): 1,
-        ("API detail", "miss"): 1,
-        ("force page", "miss"): 1,
-        ("member cards", "hit"): 1,
-        ("member cards", "miss"): 1,
-    }
-
-
 def test_the_world_reaches_a_run_in_its_own_process_whole():
     """`bench.one_run` gets the world as JSON (`inprocess.in_a_fresh_process`)."""
     import dataclasses
@@ -317,64 +294,85 @@ def test_the_world_reaches_a_run_in_its_own_process_whole():
         member_equipment=4,
         campaign_id=5,
         battles=200,
-        players=(Player(1, 2, 3, 4), Player(6, 7, 8, 9)),
+        players=(Player(1, 2, 3, 4, 11), Player(6, 7, 8, 9, 12)),
         live_battle_id=10,
+        rival_id=13,
     )
     assert World.from_dict(json.loads(json.dumps(dataclasses.asdict(world)))) == world
 
 
-def test_the_players_load_script_gives_each_connection_its_own_player():
-    from bench.load import MIXED_ROUND, mixed_script
+def test_the_players_script_gives_each_connection_its_own_player_and_pauses():
+    from bench.load import TABLE_ROUND, players_script
 
     players = [
-        {"cookie": f'sessionid=s{i}; csrftoken="t{i}"', "csrf": f"t{i}", "page": f"/forces/{i}/"}
+        {"cookie": f'sessionid=s{i}; csrftoken="t{i}"', "csrf": f"t{i}", "state": f"/play/{i}/"}
         for i in range(2)
     ]
-    script = mixed_script(players)
+    script = players_script(players, (("poll", 500), ("act", 2000)))
     assert 'cookie = "sessionid=s0; csrftoken=\\"t0\\""' in script
-    assert 'page = "/forces/1/"' in script
-    assert "me = players[number]" in script
-    assert script.count('"edit_add"') == MIXED_ROUND.count("edit_add") == 1
+    assert 'state = "/play/1/"' in script
+    assert "me = players[(number - 1) % #players + 1]" in script
+    assert 'local round = {"poll", "act"}' in script
+    assert "local waits = {500, 2000}" in script
     assert "%%" not in script  # the template's own percent signs came through once
+    # A player at the table polls every half second and acts every 20 s.
+    assert sum(wait for _, wait in TABLE_ROUND) == 20_000
+    assert [kind for kind, _ in TABLE_ROUND].count("act") == 1
 
 
-def test_the_mixed_load_counts_from_the_last_warm_up_answer(tmp_path):
-    """The measured run's lines start after every warm-up answer the workers logged."""
-    from bench.load import wait_until_answered
+def test_the_ramp_reports_the_most_players_served_in_time():
+    from bench.load import LoadResult, Step, served
 
-    log = tmp_path / "access.log"
-    log.write_text("BENCH GET /a/ 200 1000\nBENCH POST /b/ 200 4000000\n")
-    assert wait_until_answered(log, quiet=0.2) == 2
+    def step(players: int, p95: float, errors: int = 0) -> Step:
+        return Step(players, LoadResult("", 100, 1.0, 10, 20, p95, 300, 400, errors, ""))
+
+    steps = [step(10, 50), step(15, 120), step(22, 199.9), step(33, 200)]
+    assert served(steps, 200).players == 22
+    assert served([step(10, 250)], 200) is None
+    assert served([step(10, 50), step(15, 90, errors=1)], 200).players == 10
 
 
-def test_the_bench_reads_the_browser_tests_measure_lines():
-    """`bench.browser` reads back what the measuring browser tests print."""
-    from bench import browser
+def test_the_bench_reads_the_polling_pauses_from_play_js():
+    from bench.__main__ import poll_cadence
 
-    printed = (
-        "\n[measure] phone-light: builder edit click-to-DOM median 145 ms, p90 224 ms; "
-        "to the next frame median 160 ms, p90 240 ms\n"
-        "[measure] phone: attack roll click-to-DOM median 48 ms, p90 129 ms; "
-        "to the next frame median 55 ms, p90 131 ms\n"
-    )
-    found = browser.read_clicks(printed)
-    assert found == [
-        ("phone-light", "builder edit", 145, 224, 160, 240),
-        ("phone", "attack roll", 48, 129, 55, 131),
-    ]
-    assert browser.click_rows(found) == [
-        "| builder edit | phone-light | 145 | 224 | **missed** | 160 | 240 |",
-        "| attack roll | phone | 48 | 129 | met | 55 | 131 |",
-    ]
-    assert browser.watcher_line(3.92) == (
-        "An idle battle watcher sends 60 requests a minute (the state panel polls every 1 s) "
-        "and is answered `304` with no body: at the poll's median 3.92 ms that is 235 ms of "
-        "server time per watcher per minute."
-    )
-    tests = (BASE_DIR / "tests" / "browser" / "test_play_flow.py").read_text()
-    tests += (BASE_DIR / "tests" / "browser" / "test_pages_ux.py").read_text()
-    for measuring in browser.MEASURING_TESTS:
-        assert f"def {measuring.split('::')[1]}(" in tests
+    text = (BASE_DIR / "static" / "js" / "play.js").read_text()
+    cadence = poll_cadence()
+    assert set(cadence) == {
+        "PLAYING_MS",
+        "PLAYING_FOR_MS",
+        "QUIET_MS",
+        "RESTING_AFTER_MS",
+        "RESTING_MS",
+    }
+    for name, value in cadence.items():
+        assert f"var {name} = " in text
+        assert value > 0
+    assert cadence["PLAYING_MS"] < cadence["QUIET_MS"] < cadence["RESTING_MS"]
+
+
+def test_percentiles_are_values_that_were_measured():
+    from bench.browser import percentile
+
+    assert percentile([5, 1, 4, 2, 3], 90) == 5
+    assert percentile([5, 1, 4, 2, 3], 50) == 3
+    assert percentile(list(range(1, 21)), 90) == 18
+    assert percentile([7], 90) == 7
+
+
+def test_a_watching_phone_per_hour():
+    from bench.browser import Watching
+
+    assert Watching(10, 18, 18, 9_000, 8_000).per_hour() == (6_480, 6_120_000)
+    assert Watching(10, 0, 0, 0, 0).per_hour() == (0, 0)
+
+
+def test_the_networks_say_what_they_emulate():
+    from bench.browser import FOUR_G, LOOPBACK, NETWORKS, SLOW_4G
+
+    assert NETWORKS == (LOOPBACK, FOUR_G, SLOW_4G)
+    assert LOOPBACK.words() == "loopback: no emulation"
+    assert FOUR_G.words() == "4G: 60 ms latency, 9 Mbps down, 1.5 Mbps up"
+    assert SLOW_4G.words() == "slow 4G: 150 ms latency, 1.6 Mbps down, 0.75 Mbps up"
 
 
 def test_profile_without_pyinstrument_is_refused_before_the_run(monkeypatch, capsys):
@@ -391,14 +389,3 @@ def test_profile_without_pyinstrument_is_refused_before_the_run(monkeypatch, cap
     assert refused.value.code == 2
     assert "--profile needs pyinstrument" in capsys.readouterr().err
     assert not parse([]).profile
-
-
-def test_a_figure_never_reads_as_its_target_when_it_is_not():
-    from bench.__main__ import against
-
-    assert against(5.004, 5.0) == "5.004"  # missed: written so, not as 5.00
-    assert against(4.996, 5.0) == "4.996"  # met: not as 5.00 either
-    assert against(5.0, 5.0) == "5.00"
-    assert against(1.20004, 1.2) == "1.20004"
-    assert against(9.153, 5.0) == "9.15"
-    assert against(5.004, None) == "5.00"  # no target: two decimals

@@ -15,22 +15,11 @@ from django.test import override_settings
 from django.urls import reverse
 from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
 
+from bench.browser import CHROMIUM, CHROMIUM_ARGS
 from campaign.models import Campaign
 from roster.models import Force
 from rules.loader import clear_catalogue_cache
 
-CHROMIUM = Path("/usr/bin/chromium")
-# Headless as root on a machine with no outside network: no sandbox, no GPU, and none of
-# chromium's background connections (they are refused here, many at a time).
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 # Accessibility violations at these axe impact levels fail a test.
 FAILING_IMPACTS = frozenset({"serious", "critical"})
 AXE = Axe()

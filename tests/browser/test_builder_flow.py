@@ -359,8 +359,11 @@ def test_a_new_player_builds_prints_exports_and_imports_a_force(live_server, pag
     assert_accessible(page)
     page.get_by_label("Upload a file").set_input_files(path)
     page.get_by_role("button", name="Import").click()
-    expect(page.get_by_text(f"Imported {FORCE}.")).to_be_visible()
-    expect(page.get_by_role("heading", name=FORCE, level=1)).to_be_visible()
+    # One's own export comes back as a copy, so the two can be told apart.
+    expect(
+        page.get_by_text(f"Imported as {FORCE} (copy): you already have a force called {FORCE}.")
+    ).to_be_visible()
+    expect(page.get_by_role("heading", name=f"{FORCE} (copy)", level=1)).to_be_visible()
     assert page.url != built_url  # a new force, not the one exported
     expect_force_status(page, legal=True, spent=5, resources=50)
     expect_members(page, ["Emma", "Ann", "Ben", "Cat"])
@@ -374,5 +377,7 @@ def test_a_new_player_builds_prints_exports_and_imports_a_force(live_server, pag
 
     # Two forces now, both legal.
     page.get_by_role("navigation", name="Main").get_by_role("link", name="My forces").click()
-    expect(page.get_by_role("heading", name=FORCE, level=2)).to_have_count(2)
+    expect(page.get_by_role("heading", level=2).filter(has_text=FORCE)).to_have_text(
+        [f"{FORCE} (copy)", FORCE]  # the newest first
+    )
     expect(page.get_by_text("Legal", exact=True)).to_have_count(2)
