@@ -1,9 +1,10 @@
-"""Every write to a battle: one function per action.
+"""Every write to a battle: starting it, every action (one step, `act`, for all of them:
+the registry in `play.actions` names each action's rule), undo and the end.
 
-Each action locks the battle row (`select_for_update`), refuses what the rules or the
-user's rights refuse (a `dbd_site.errors.DomainError`, nothing changed), applies the table's
-rules (`play.table`) to a copy of the state, and stores the new state, a new `version` and
-one log line (with the state before it, for undo) in the same transaction. So two phones
+An action locks the battle row (`select_for_update`), refuses what the rules or the user's
+rights refuse (a `dbd_site.errors.DomainError`, nothing changed), applies the action's rule
+(`play.table`) to a copy of the state, and stores the new state, a new `version` and one
+log line (with the state before it, for undo) in the same transaction. So two phones
 acting at once are served one after the other, and neither action is lost.
 
 Dice are the server's (`random.SystemRandom()` unless a test injects a `random.Random`)
