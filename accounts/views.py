@@ -19,7 +19,7 @@ from accounts.models import ApiToken
 from accounts.throttles import mark_refusal
 from accounts.tokens import MAX_TOKENS_PER_USER, TooManyTokens, create_api_token, revoke_api_token
 from dbd_site.compression import shows_secret
-from dbd_site.rendering import add_refusal_to_form, refusal_status
+from dbd_site.rendering import add_refusal_to_form
 
 # django-axes adds a second backend, so login() must be told which one vouches for the user.
 MODEL_BACKEND = "django.contrib.auth.backends.ModelBackend"
@@ -118,7 +118,7 @@ def token_create(request: HttpRequest) -> HttpResponse:
             token, raw = create_api_token(user=request.user, name=form.cleaned_data["name"])
         except TooManyTokens as error:
             add_refusal_to_form(form, error, {"/name": "name"})
-            status = refusal_status(error)
+            status = error.status  # the one status table (dbd_site.errors)
         else:
             shows_secret(request)
             return render(

@@ -11,7 +11,6 @@ clear from the request (or "" for the request as a whole); one the caller may no
 answers 403.
 """
 
-import random
 from typing import Any
 
 from django.http import Http404
@@ -37,6 +36,7 @@ from dbd_site.parsers import JSONParser
 from roster import selectors as roster_selectors
 from roster.models import Member
 from roster.serializers import ApiErrorsSerializer, evaluation_summary
+from rules import dice
 
 TAGS = ["campaigns"]
 ERRORS = ApiErrorsSerializer
@@ -65,11 +65,6 @@ CAMPAIGN = [CAMPAIGN_ID]
 FORCE = [CAMPAIGN_ID, CAMPAIGN_FORCE_ID]
 BATTLE = [CAMPAIGN_ID, BATTLE_ID]
 MEMBER = [CAMPAIGN_ID, CAMPAIGN_FORCE_ID, MEMBER_ID]
-
-
-def _dice() -> random.Random:
-    """Where the server's d12s come from; the tests swap in scripted dice."""
-    return random.SystemRandom()
 
 
 # --- errors ----------------------------------------------------------------------------
@@ -832,7 +827,7 @@ class LevelUpView(LevelUpApiView):
         data = self.body(serializers.NewLevelUpSerializer)
         index = len(member.level_ups)
         services.take_level_up(
-            campaign_force=cf, by=request.user, member=member, rng=_dice(), **data
+            campaign_force=cf, by=request.user, member=member, rng=dice.server_dice(), **data
         )
         return self.level_up_answer(cf, member, index, status=201)
 
@@ -883,7 +878,7 @@ class LevelUpRollView(LevelUpApiView):
             by=request.user,
             member=member,
             slot=f"level_ups/{level_up_index}",
-            rng=_dice(),
+            rng=dice.server_dice(),
             **data,
         )
         status = 201 if data["action"] == "roll" else 200

@@ -166,6 +166,9 @@ def line_chart(
     `tick_labels` are the short labels printed under the x axis (default: `labels`);
     the full `labels` go into each point's tooltip. `chart_id` makes the ids of the
     title and description unique on the page (escaped as an attribute).
+
+    Long because the SVG is written top to bottom: axes, ticks, lines, points and their
+    text.
     """
     cid = escape(chart_id)
     frame = frame_for(labels, series)

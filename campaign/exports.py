@@ -21,7 +21,7 @@ from datetime import date, datetime
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import Prefetch
 
@@ -57,7 +57,7 @@ def _when(value: datetime | date | None) -> str | None:
     return value.isoformat() if value is not None else None
 
 
-def _username(user: AbstractBaseUser | None) -> str | None:
+def _username(user: User | None) -> str | None:
     return user.get_username() if user is not None else None
 
 
@@ -65,7 +65,10 @@ def _username(user: AbstractBaseUser | None) -> str | None:
 
 
 def export_campaign(*, campaign: Campaign) -> dict[str, Any]:
-    """The campaign as a dbd-campaign/1 document (plain JSON values)."""
+    """The campaign as a dbd-campaign/1 document (plain JSON values).
+
+    Long because it writes the document's sections in the order the format lists them.
+    """
     campaign = Campaign.objects.select_related("organiser").get(pk=campaign.pk)
     players = list(campaign.players.select_related("user").order_by("joined_at", "id"))
     forces = list(
@@ -229,6 +232,14 @@ def _datetime(value: Any, what: str) -> datetime | None:
     return parsed
 
 
+def _moment(value: Any, what: str) -> datetime:
+    """A date and time the file must hold."""
+    moment = _datetime(value, what)
+    if moment is None:
+        raise CampaignImportError(f"{what}: a date and time is needed.")
+    return moment
+
+
 def _date(value: Any, what: str) -> date:
     try:
         return date.fromisoformat(value)
@@ -283,6 +294,8 @@ def import_campaign(*, data: Any, reuse_users: bool = False) -> Campaign:
 
 
 def _import(data: dict[str, Any], *, reuse_users: bool) -> Campaign:
+    """Long because it reads the document's sections in order, each referring to rows made
+    before it; split, the positions would travel between functions."""
     User = get_user_model()
     names = _usernames(data)
     existing = {u.get_username(): u for u in User.objects.filter(username__in=names)}
@@ -297,7 +310,7 @@ def _import(data: dict[str, Any], *, reuse_users: bool) -> Campaign:
         user.save()
         users[name] = user
 
-    def user(name: str | None) -> AbstractBaseUser | None:
+    def user(name: str | None) -> User | None:
         return users[name] if name is not None else None
 
     info = data["campaign"]
@@ -321,15 +334,12 @@ def _import(data: dict[str, Any], *, reuse_users: bool) -> Campaign:
 
     forces: list[CampaignForce] = []
     members: list[list[Member]] = []
-    timestamps: list[tuple[int, dict[str, Any]]] = []
+    timestamps: list[tuple[Force, dict[str, Any]]] = []
     for i, entry in enumerate(data["forces"]):
         owner = users[entry["player"]]
-        force = roster_services.import_force(owner=owner, document=entry["document"])
-        Force.objects.filter(pk=force.pk).update(rules_version=entry["rules_version"])
-        force_members = list(force.members.order_by("position", "id"))
-        for roll in entry["rolls"]:
-            made = SkillRoll.objects.create(
-                member=force_members[roll["member"]],
+        rolls = [
+            roster_services.RestoredRoll(
+                member=roll["member"],
                 rolled_by=user(roll["rolled_by"]),
                 slot=roll["slot"],
                 table=roll["table"],
@@ -337,10 +347,17 @@ def _import(data: dict[str, Any], *, reuse_users: bool) -> Campaign:
                 outcome=_choice(roll["outcome"], SkillRoll.Outcome, "roll outcome"),
                 skill=roll["skill"],
                 choices=roll["choices"],
+                created_at=_moment(roll["created_at"], "roll created_at"),
             )
-            SkillRoll.objects.filter(pk=made.pk).update(
-                created_at=_datetime(roll["created_at"], "roll created_at")
-            )
+            for roll in entry["rolls"]
+        ]
+        force = roster_services.restore_force(
+            owner=owner,
+            document=entry["document"],
+            rules_version=entry["rules_version"],
+            rolls=rolls,
+        )
+        force_members = list(force.members.order_by("position", "id"))
         forces.append(
             CampaignForce.objects.create(
                 campaign=campaign,
@@ -351,7 +368,7 @@ def _import(data: dict[str, Any], *, reuse_users: bool) -> Campaign:
             )
         )
         members.append(force_members)
-        timestamps.append((force.pk, entry))
+        timestamps.append((force, entry))
 
     battles: list[Battle] = []
     for i, b in enumerate(data["battles"]):
@@ -453,9 +470,10 @@ def _import(data: dict[str, Any], *, reuse_users: bool) -> Campaign:
     for cf in forces:
         roster_services.refresh(force=cf.force, description="imported")
     # Last, so nothing above moves them: the roster forces' own timestamps.
-    for force_pk, entry in timestamps:
-        Force.objects.filter(pk=force_pk).update(
-            created_at=_datetime(entry["created_at"], "force created_at"),
-            updated_at=_datetime(entry["updated_at"], "force updated_at"),
+    for force, entry in timestamps:
+        roster_services.restore_times(
+            force=force,
+            created_at=_moment(entry["created_at"], "force created_at"),
+            updated_at=_moment(entry["updated_at"], "force updated_at"),
         )
     return campaign

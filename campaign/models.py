@@ -183,10 +183,6 @@ class Battle(models.Model):
     def __str__(self) -> str:
         return f"{self.scenario} ({self.played_on})"
 
-    @property
-    def is_draw(self) -> bool:
-        return self.winner_id is None
-
 
 class BattleForce(models.Model):
     class Outcome(models.TextChoices):

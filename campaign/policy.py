@@ -23,11 +23,11 @@ engine's over-budget check (R11) holds exactly when the balance is not below 0.
 """
 
 from collections import Counter
-from dataclasses import dataclass
 from typing import Any
 
 from django.urls import reverse
 
+from campaign.services.common import Debit
 from dbd_site.errors import Conflict, Invalid, NotAllowed, Problem, declare_codes, pointer
 from roster import documents
 from roster.models import Force
@@ -76,14 +76,6 @@ NOT_WHILE_PENDING = frozenset(
 RULES_CHANGES = frozenset({"rules-refresh", "move-to-rules"})
 LEVEL_UP_COMMANDS = frozenset({"roll", "pick", "free-pick"})
 R10_CODES = frozenset({"force-size", "too-many-mentors", "duplicate-name"})
-
-
-@dataclass(frozen=True, slots=True)
-class Debit:
-    """One purchase: one ledger entry of its own price (R17a)."""
-
-    amount: int
-    reason: str
 
 
 class CampaignPolicy:
@@ -154,6 +146,8 @@ class CampaignPolicy:
         )
 
     def judge(self, proposal: Proposal) -> Verdict:
+        """Long because each between-battles rule (R17a, R18a) is checked against the same
+        before and after, in order."""
         command = proposal.command
         if command.kind in RULES_CHANGES:
             # Like a statistic that changes after a purchase (R17a): the ledger neither
@@ -392,7 +386,8 @@ def _purchase_words(purchase: dict[str, Any], society_slug: str) -> str:
         found = catalogue.skills.get(skill)
         return f"bought {found.name if found else skill}"
     society = catalogue.societies.get(society_slug)
-    line = society.lines.get(purchase.get("line")) if society else None
+    number: Any = purchase.get("line")  # as stored, whatever it is
+    line = society.lines.get(number) if society else None
     option = line.option_for(purchase.get("choice")) if line and line.kind == "statistic" else None
     if option is not None:
         return f"bought {option.amount:+d} {option.statistic}"

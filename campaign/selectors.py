@@ -19,7 +19,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import AnonymousUser
+from django.contrib.auth.models import User as Player
 from django.db.models import (
     Count,
     Exists,
@@ -51,7 +52,7 @@ from campaign.models import (
 from roster import selectors as roster_selectors
 from roster.models import Member
 
-User = AbstractBaseUser | AnonymousUser
+User = Player | AnonymousUser
 
 
 # --- campaigns -----------------------------------------------------------------------------
@@ -106,17 +107,6 @@ def get_campaign_force(*, campaign: Campaign, campaign_force_id: int) -> Campaig
     entry = get_object_or_404(campaign_forces(campaign=campaign), pk=campaign_force_id)
     roster_selectors.refreshed([entry.force])
     return entry
-
-
-def campaign_force_for(*, user: User, force_id: int) -> CampaignForce | None:
-    """The campaign entry of a roster force the user owns (None for a freeform force)."""
-    if not user.is_authenticated:
-        return None
-    return (
-        CampaignForce.objects.select_related("campaign", "force")
-        .filter(force_id=force_id, player_id=user.pk)
-        .first()
-    )
 
 
 # --- Resources (R15) -----------------------------------------------------------------------
@@ -208,7 +198,7 @@ def _standings_of(campaign: Campaign, forces: list[CampaignForce]) -> list[Stand
                 lost=standing.lost,
                 points=standing.points,
                 resources=cf.balance,
-                rating=int(cf.rating or 0),
+                rating=int(cf.rating or 0),  # type: ignore[attr-defined]  # annotated by the query
                 retired=cf.retired_at is not None,
             )
         )
@@ -403,6 +393,8 @@ def xp_history(*, campaign: Campaign) -> dict[str, Any]:
 
     Members start with 0 XP (campaign forces enter with none, R16). Members who left
     keep their line under the name they had.
+
+    Long because the chart's lines are built in one pass over the battles.
     """
     battles = _confirmed_in_order(campaign)
     index = {b.pk: i for i, b in enumerate(battles)}
@@ -830,7 +822,10 @@ def advancement_words(
 
 def force_progress(*, campaign_force: CampaignForce) -> list[MemberProgress]:
     """Each member's XP, level and level-ups over time (R16, R17): current members in
-    roster order, then members who left (under the name they had). Four queries."""
+    roster order, then members who left (under the name they had). Four queries.
+
+    Long because each member's progress is built from the same four reads, in one pass.
+    """
     from roster.models import SkillRoll
     from rules.loader import get_catalogue
 

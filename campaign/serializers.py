@@ -27,7 +27,13 @@ from campaign.models import (
 )
 from campaign.progression import HouseRules, InvalidHouseRules
 from dbd_site.compression import shows_secret
-from dbd_site.serializers import BoundedListField, StrictSerializer
+from dbd_site.serializers import (
+    BoundedListField,
+    StrictBooleanField,
+    StrictCharField,
+    StrictIntegerField,
+    StrictSerializer,
+)
 from roster.models import Member
 from roster.serializers import AdvancementSerializer, EvaluationSummarySerializer
 
@@ -41,23 +47,6 @@ def _url(name: str, request: Any, **kwargs: Any) -> str:
 
 
 USERNAME = serializers.CharField(allow_null=True, help_text="Username; null once deleted.")
-
-
-# --- strict JSON types: a number is not a name, "5" is not a number, 1 is not true ------
-
-
-class StrictCharField(serializers.CharField):
-    def to_internal_value(self, data: Any) -> str:
-        if not isinstance(data, str):
-            self.fail("invalid")
-        return super().to_internal_value(data)
-
-
-class StrictIntegerField(serializers.IntegerField):
-    def to_internal_value(self, data: Any) -> int:
-        if isinstance(data, bool) or not isinstance(data, int):
-            self.fail("invalid")
-        return super().to_internal_value(data)
 
 
 @extend_schema_field(
@@ -103,13 +92,6 @@ class LevelThresholdsField(serializers.ListField):
         super().__init__(
             child=StrictIntegerField(min_value=0), max_length=progression.MAX_LEVELS, **kwargs
         )
-
-
-class StrictBooleanField(serializers.BooleanField):
-    def to_internal_value(self, data: Any) -> bool:
-        if not isinstance(data, bool):
-            self.fail("invalid", input=data)
-        return data
 
 
 # --- house rules ---------------------------------------------------------------------------

@@ -6,9 +6,10 @@ kebab-case `code`, and a plain-English `message`. The API's exception handler
 (`dbd_site.api.exception_handler`) and the pages' helper (`dbd_site.rendering`) are
 the only places that turn one into an answer, both through `HTTP_STATUS`.
 
-Every code is declared once, with what it means, through `declare_codes`: the docs
-(`docs/api-errors.md`) and the OpenAPI schema list the registry, and raising an
-undeclared code fails loudly in development and in tests.
+Every code is declared once, with what it means, through `declare_codes`:
+`docs/api-errors.md` lists the registry (written by `manage.py api_errors_doc`; a test
+fails when it is out of date), and raising an undeclared code fails loudly in
+development and in tests.
 
 Pure Python (no Django): the engine and the other pure modules may use it too.
 """

@@ -65,8 +65,3 @@ def add_refusal_to_form(form: Any, error: DomainError, fields: dict[str, str]) -
             None,
         )
         form.add_error(field, problem.message)
-
-
-def refusal_status(error: DomainError) -> int:
-    """The page's status for a refusal: the same table as the API's."""
-    return error.status

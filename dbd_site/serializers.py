@@ -65,3 +65,27 @@ class BoundedDictField(serializers.DictField):
         if isinstance(data, Mapping) and len(data) > self.max_items:
             raise _too_many(self.max_items)
         return super().to_internal_value(data)
+
+
+# --- strict JSON types: a number is not a name, "5" is not a number, 1 is not true ------
+
+
+class StrictCharField(serializers.CharField):
+    def to_internal_value(self, data: Any) -> str:
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class StrictIntegerField(serializers.IntegerField):
+    def to_internal_value(self, data: Any) -> int:
+        if isinstance(data, bool) or not isinstance(data, int):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class StrictBooleanField(serializers.BooleanField):
+    def to_internal_value(self, data: Any) -> bool:
+        if not isinstance(data, bool):
+            self.fail("invalid", input=data)
+        return data

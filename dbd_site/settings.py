@@ -44,6 +44,7 @@ INSTALLED_APPS = [
     "axes",
     "dbd_site",  # the shared cache table's migration
     "accounts",
+    "idempotency",  # a write sent twice with one key is done once
     "rules",
     "roster",
     "campaign",

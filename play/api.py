@@ -30,6 +30,8 @@ from dbd_site.compression import shows_secret
 from dbd_site.errors import Invalid, NotFound
 from dbd_site.inputs import is_whole_number, whole_number
 from dbd_site.parsers import JSONParser
+from idempotency.decorators import idempotent
+from idempotency.schema import IDEMPOTENCY_KEY
 from play import actions, presenters, selectors, serializers, services, sharing, table
 from play.models import BattleSide
 from roster import selectors as roster_selectors
@@ -276,13 +278,14 @@ class BattleWatchView(BattleApiView):
             "refused with `decision-pending` (409). The answer is the battle and `result`, "
             "the action as its entry shows it.\n\n" + actions.described()
         ),
-        parameters=[BATTLE_ID, IF_MATCH, ETAG],
+        parameters=[BATTLE_ID, IF_MATCH, IDEMPOTENCY_KEY, ETAG],
         request=actions.PlayActionSerializer,
         responses={201: serializers.PlayActionAnswerSerializer, **REFUSED, **COMMON},
         tags=TAGS,
     )
 )
 class BattleActionView(BattleApiView):
+    @idempotent
     def post(self, request: Request, battle_id: int) -> Response:
         battle = selectors.get_battle(user=request.user, battle_id=battle_id)
         body = _body(actions.PlayActionSerializer, request)
@@ -393,13 +396,14 @@ class BattleSpellOddsView(BattleApiView):
             "player undoes their own side's actions and the battle's own (initiative, a new "
             "turn); the other side's are refused with `not-your-figure` (403, P9)."
         ),
-        parameters=[BATTLE_ID, IF_MATCH, ETAG],
+        parameters=[BATTLE_ID, IF_MATCH, IDEMPOTENCY_KEY, ETAG],
         request=None,
         responses={200: serializers.PlayBattleSerializer, **REFUSED, **COMMON},
         tags=TAGS,
     )
 )
 class BattleUndoView(BattleApiView):
+    @idempotent
     def post(self, request: Request, battle_id: int) -> Response:
         battle = selectors.get_battle(user=request.user, battle_id=battle_id)
         services.undo(battle=battle, by=request.user, if_match=if_match_version(request))
@@ -415,13 +419,14 @@ class BattleUndoView(BattleApiView):
             "Action come from the log (P6); `objectives` and `winner` from you. In a campaign "
             "it becomes the pending battle another side confirms (R14a)."
         ),
-        parameters=[BATTLE_ID, IF_MATCH, ETAG],
+        parameters=[BATTLE_ID, IF_MATCH, IDEMPOTENCY_KEY, ETAG],
         request=serializers.PlayEndSerializer,
         responses={200: serializers.PlayBattleSerializer, **REFUSED, **COMMON},
         tags=TAGS,
     )
 )
 class BattleEndView(BattleApiView):
+    @idempotent
     def post(self, request: Request, battle_id: int) -> Response:
         battle = selectors.get_battle(user=request.user, battle_id=battle_id)
         body = _body(serializers.PlayEndSerializer, request)
@@ -539,3 +544,58 @@ class InvitationDeclineView(BattleApiView):
     def post(self, request: Request, battle_id: int) -> Response:
         sharing.decline_invitation(battle_id=battle_id, user=request.user)
         return Response(status=204)
+
+
+DICE_CHECK = (
+    "Every server die of the log, in order (undone actions' too), with its index in the "
+    "battle's dice stream. Once the battle has ended its seed is revealed and each die is "
+    "checked: the seed hashes to the commitment published at the start, and gives that die "
+    'at that index (docs/play.md, "Verify the dice").'
+)
+
+
+def _dice_check(request: Request, battle: Any, battle_url: str) -> Response:
+    check = selectors.dice_check(battle=battle)
+    data = presenters.dice_check_json(check, request.build_absolute_uri(battle_url))
+    response = Response(data)
+    response["ETag"] = etag_of(battle.version)
+    patch_cache_control(response, private=True, no_cache=True)
+    return response
+
+
+@extend_schema_view(
+    get=extend_schema(
+        operation_id="battles_dice_check",
+        summary="Check a battle's dice against the seed it committed to",
+        description=DICE_CHECK,
+        parameters=[BATTLE_ID],
+        responses={200: serializers.PlayDiceCheckSerializer, **COMMON},
+        tags=TAGS,
+    )
+)
+class BattleDiceCheckView(BattleApiView):
+    serializer_class = serializers.PlayDiceCheckSerializer
+
+    def get(self, request: Request, battle_id: int) -> Response:
+        battle = selectors.get_battle(user=request.user, battle_id=battle_id)
+        return _dice_check(request, battle, reverse("play-api-battle", args=[battle.pk]))
+
+
+@extend_schema_view(
+    get=extend_schema(
+        operation_id="battles_watch_dice_check",
+        summary="Check a battle's dice, by its spectator link (no account needed)",
+        description=DICE_CHECK,
+        parameters=[OpenApiParameter("token", OpenApiTypes.STR, OpenApiParameter.PATH)],
+        responses={200: serializers.PlayDiceCheckSerializer, 404: ERRORS, 429: ERRORS},
+        tags=TAGS,
+    )
+)
+class WatchDiceCheckView(BattleApiView):
+    permission_classes = [AllowAny]
+    serializer_class = serializers.PlayDiceCheckSerializer
+
+    def get(self, request: Request, token: str) -> Response:
+        battle = selectors.get_battle_by_token(token=token)
+        shows_secret(request)  # the spectator link, in `battle`
+        return _dice_check(request, battle, reverse("play-api-watch", args=[token]))

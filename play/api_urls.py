@@ -21,12 +21,14 @@ urlpatterns = [
     ),
     path("<int:battle_id>/undo/", api.BattleUndoView.as_view(), name="play-api-undo"),
     path("<int:battle_id>/end/", api.BattleEndView.as_view(), name="play-api-end"),
+    path("<int:battle_id>/dice/", api.BattleDiceCheckView.as_view(), name="play-api-dice"),
     path(
         "<int:battle_id>/spectator-link/",
         api.BattleSpectatorLinkView.as_view(),
         name="play-api-spectator-link",
     ),
     path("watch/<str:token>/", api.BattleWatchView.as_view(), name="play-api-watch"),
+    path("watch/<str:token>/dice/", api.WatchDiceCheckView.as_view(), name="play-api-watch-dice"),
     path("invitations/", api.InvitationListView.as_view(), name="play-api-invitations"),
     path(
         "invitations/<int:battle_id>/accept/",

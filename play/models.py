@@ -44,6 +44,14 @@ class Battle(models.Model):
     entered_rolls_allowed = models.BooleanField(default=True)
     # Bumped by every action and undo: the API's ETag and the screen's poll compare it.
     version = models.PositiveIntegerField(default=1)
+    # Verifiable dice (play.table.commitment): the secret seed every server die is drawn
+    # from (shown once the battle has ended), its SHA-256 as published from the start
+    # (kept, so the check compares the seed with what was published, not with itself),
+    # and the index in its stream where the next action's dice begin (an undo leaves it
+    # where it is). Empty for a battle started before dice were committed to.
+    dice_seed = models.CharField(max_length=64, blank=True, default="", db_default="")
+    dice_commitment = models.CharField(max_length=64, blank=True, default="", db_default="")
+    dice_next = models.PositiveIntegerField(default=0, db_default=0)
     state = models.JSONField()
     # When it ended: the R14 record as filled from the log and completed by the players,
     # and in a campaign, the pending battle it became (R14a).
@@ -136,6 +144,9 @@ class BattleAction(models.Model):
     dice = models.JSONField(default=list)
     # P5: True when the dice were entered as rolled at the table, not rolled by the server.
     entered = models.BooleanField(default=False)
+    # For each of the server's `dice`, in order: [its index in the battle's dice stream,
+    # its faces] (play.table.commitment). Empty for entered dice.
+    dice_drawn = models.JSONField(default=list, blank=True)
     events = models.JSONField(default=list)
     state_before = models.JSONField()
     undone_at = models.DateTimeField(null=True, blank=True)

@@ -89,6 +89,7 @@ def battle_json(view: selectors.BattleView, *, may_act: bool, absolute: Any) -> 
                 "words": a.words,
                 "dice": a.dice,
                 "entered": a.entered,
+                "dice_drawn": a.dice_drawn,
                 "undone": a.undone_at is not None,
                 "actor": a.actor.get_username() if a.actor else None,
                 "at": a.created_at,
@@ -97,6 +98,7 @@ def battle_json(view: selectors.BattleView, *, may_act: bool, absolute: Any) -> 
         ],
         "record": battle.record,
         "recorded_battle": battle.recorded_battle_id,
+        "dice_commitment": dice_commitment_json(battle, absolute),
         "spell_attacks": spell_attacks_json(view.spell_attacks),
         "decisions": [decision_json(d) for d in view.decisions],
         "undo": undo_json(view.undo),
@@ -341,7 +343,10 @@ def spell_odds_rows(figure: table.figures.Figure, catalogue: Catalogue) -> list[
 
 def attack_form(view: selectors.BattleView, catalogue: Any, values: Any) -> dict[str, Any]:
     """What the attack form shows: the chosen attacker's weapons and fire modes, and the
-    situations that apply to this kind of attack and this attacker's skills (P2)."""
+    situations that apply to this kind of attack and this attacker's skills (P2).
+
+    Long because each situation of P2 is offered or not by its own line, side by side.
+    """
     figures = {f.id: f for f in view.figures}
     active = [f for f in view.figures if f.state["status"] == table.figures.ACTIVE]
     acting = [f for f in active if f.side == view.acting_side and not f.state["activated"]]
@@ -540,3 +545,44 @@ def spell_odds(battle: Battle, values: Any, default: str | None) -> dict[str, An
         return {"errors": error_messages(error)}
     odds = spell_odds_json(plan)
     return {**odds, "bonus": plan.bonus_successes}
+
+
+def dice_commitment_json(battle: Battle, absolute: Any) -> dict[str, Any]:
+    """The battle's committed dice: the hash from the start, the seed once it has ended."""
+    return {
+        "sha256": selectors.dice_commitment(battle),
+        "seed": selectors.revealed_seed(battle),
+        # By the spectator link while there is one, so that spectators may check too.
+        "check_url": absolute(
+            reverse("play-api-watch-dice", args=[battle.spectator_token])
+            if battle.spectator_token
+            else reverse("play-api-dice", args=[battle.pk])
+        ),
+    }
+
+
+def dice_check_json(check: selectors.DiceCheck, battle_url: str) -> dict[str, Any]:
+    verification = check.verification
+    results = verification.checks if verification else [None] * len(check.dice)
+    return {
+        "battle": battle_url,
+        "status": check.battle.status,
+        "commitment": check.commitment,
+        "seed": check.seed,
+        "seed_matches": verification.seed_matches if verification else None,
+        "verified": verification.verified if verification else None,
+        "dice": [
+            {
+                "seq": die.seq,
+                "position": die.position,
+                "value": die.value,
+                "index": die.index,
+                "faces": die.faces,
+                "undone": die.undone,
+                "derived": result.derived if result else None,
+                "matches": result.matches if result else None,
+                "problem": result.problem if result else "",
+            }
+            for die, result in zip(check.dice, results, strict=True)
+        ],
+    }

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from functools import reduce
 from typing import Any
 
-from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser
+from django.contrib.auth.models import User as Player
 from django.db.models import Q, QuerySet
 
 from campaign.models import Campaign, CampaignPlayer
@@ -21,10 +21,10 @@ from play.models import Battle, BattleAction, BattleFigure, BattleSide
 from roster.models import Force
 from rules.loader import get_catalogue
 
-User = AbstractBaseUser | AnonymousUser
+User = Player | AnonymousUser
 
 
-def _ways_to_see(user: User) -> list[Q]:
+def _ways_to_see(user: Player) -> list[Q]:
     """Each way a user may see a battle (the module's docstring), as a condition on the
     battle's row. The user's sides and campaigns are plain (uncorrelated) subqueries:
     PostgreSQL reads each once, hashed, and Django builds them in about 1.5 ms less than
@@ -396,3 +396,64 @@ def battle_view(
         undo=_undo(battle, views, viewer_sides) if playing else None,
         viewer_sides=viewer_sides,
     )
+
+
+# --- the dice check ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class DiceCheck:
+    """A battle's committed dice (`play.table.commitment`): the commitment published at
+    the start, the seed once the battle has ended (never before), every server die of
+    the log in order (undone actions' too), and their check against the revealed seed."""
+
+    battle: Battle
+    commitment: str | None  # None: the battle started before dice were committed to
+    seed: str | None
+    dice: list[table.commitment.LoggedDie]
+    words: dict[int, str]  # each action's words, by seq
+    verification: table.commitment.Verification | None  # None until the seed is revealed
+
+
+def dice_commitment(battle: Battle) -> str | None:
+    """The SHA-256 published when the battle started."""
+    return battle.dice_commitment or None
+
+
+def revealed_seed(battle: Battle) -> str | None:
+    """The seed, once the battle has ended: while it is played, no one may see it."""
+    if battle.status != Battle.Status.ENDED or not battle.dice_seed:
+        return None
+    return battle.dice_seed
+
+
+def dice_check(*, battle: Battle) -> DiceCheck:
+    """The battle's server dice and their check (one query for the log's dice)."""
+    dice: list[table.commitment.LoggedDie] = []
+    words: dict[int, str] = {}
+    lines = (
+        battle.actions.filter(entered=False)
+        .only("seq", "words", "dice", "dice_drawn", "undone_at", "battle")
+        .order_by("seq")
+    )
+    for line in lines:
+        for position, value in enumerate(line.dice):
+            drawn = line.dice_drawn[position] if position < len(line.dice_drawn) else None
+            dice.append(
+                table.commitment.LoggedDie(
+                    line.seq,
+                    position,
+                    value,
+                    drawn[0] if drawn else None,
+                    drawn[1] if drawn else None,
+                    undone=line.undone_at is not None,
+                )
+            )
+            words[line.seq] = line.words
+    commitment, seed = dice_commitment(battle), revealed_seed(battle)
+    verification = (
+        None
+        if commitment is None or seed is None
+        else table.commitment.verify(commitment, seed, dice)
+    )
+    return DiceCheck(battle, commitment, seed, dice, words, verification)

@@ -6,8 +6,14 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from campaign.serializers import StrictBooleanField, StrictCharField, StrictIntegerField
-from dbd_site.serializers import BoundedDictField, BoundedListField, StrictSerializer
+from dbd_site.serializers import (
+    BoundedDictField,
+    BoundedListField,
+    StrictBooleanField,
+    StrictCharField,
+    StrictIntegerField,
+    StrictSerializer,
+)
 from play import bounds, table
 
 BATTLE_STATUSES = ["playing", "ended"]
@@ -312,9 +318,29 @@ class PlayLogLineSerializer(serializers.Serializer):
     words = serializers.CharField()
     dice = serializers.ListField(child=serializers.IntegerField())
     entered = serializers.BooleanField()
+    dice_drawn = serializers.ListField(
+        child=serializers.ListField(child=serializers.IntegerField()),
+        help_text="For each of the server's `dice`, in order: [its index in the battle's "
+        "dice stream, its faces]. Empty for entered dice.",
+    )
     undone = serializers.BooleanField()
     actor = serializers.CharField(allow_null=True)
     at = serializers.DateTimeField()
+
+
+class PlayDiceCommitmentSerializer(serializers.Serializer):
+    sha256 = serializers.CharField(
+        allow_null=True,
+        help_text="SHA-256 of the secret seed every server die of the battle is drawn from, "
+        "published when the battle starts (null: the battle started before dice were "
+        "committed to). Note it down: the seed revealed at the end must hash to it.",
+    )
+    seed = serializers.CharField(
+        allow_null=True, help_text="The seed, revealed once the battle has ended; null before."
+    )
+    check_url = serializers.URLField(
+        help_text="Every server die of the log checked against the revealed seed."
+    )
 
 
 class PlayInitiativeSerializer(serializers.Serializer):
@@ -414,6 +440,9 @@ class PlayBattleSerializer(serializers.Serializer):
     log = PlayLogLineSerializer(many=True)
     record = serializers.JSONField(allow_null=True)
     recorded_battle = serializers.IntegerField(allow_null=True)
+    dice_commitment = PlayDiceCommitmentSerializer(
+        help_text='Verifiable dice: see docs/play.md, "Verify the dice".'
+    )
     spell_attacks = PlaySpellAttacksSerializer(
         allow_null=True,
         help_text="A Destruction spell (or Dragon Slayer) cast whose ranged attacks are still "
@@ -501,3 +530,33 @@ class PlayAttackOddsSerializer(serializers.Serializer):
     modified_df = serializers.IntegerField()
     modifiers = PlayModifierSerializer(many=True)
     notes = serializers.ListField(child=serializers.CharField())
+
+
+class PlayCheckedDieSerializer(serializers.Serializer):
+    seq = serializers.IntegerField(help_text="The log line (action) that rolled it.")
+    position = serializers.IntegerField(help_text="Its place among that line's dice.")
+    value = serializers.IntegerField(help_text="What the log says it showed.")
+    index = serializers.IntegerField(allow_null=True, help_text="Its index in the stream.")
+    faces = serializers.IntegerField(allow_null=True, help_text="12, or 3 for a d3.")
+    undone = serializers.BooleanField()
+    derived = serializers.IntegerField(
+        allow_null=True, help_text="What the revealed seed gives there; null before the end."
+    )
+    matches = serializers.BooleanField(allow_null=True, help_text="null before the end.")
+    problem = serializers.CharField(help_text="Why it does not match; empty when it does.")
+
+
+class PlayDiceCheckSerializer(serializers.Serializer):
+    battle = serializers.URLField()
+    status = serializers.ChoiceField(BATTLE_STATUSES)
+    commitment = serializers.CharField(allow_null=True)
+    seed = serializers.CharField(allow_null=True, help_text="null until the battle has ended.")
+    seed_matches = serializers.BooleanField(
+        allow_null=True, help_text="Does the seed hash to the commitment? null before the end."
+    )
+    verified = serializers.BooleanField(
+        allow_null=True,
+        help_text="The seed matches and every server die matches the stream; null before "
+        "the end (or for a battle started before dice were committed to).",
+    )
+    dice = PlayCheckedDieSerializer(many=True)

@@ -1,9 +1,10 @@
-"""Every write to a battle: one function per action.
+"""Every write to a battle: starting it, every action (one step, `act`, for all of them:
+the registry in `play.actions` names each action's rule), undo and the end.
 
-Each action locks the battle row (`select_for_update`), refuses what the rules or the
-user's rights refuse (a `dbd_site.errors.DomainError`, nothing changed), applies the table's
-rules (`play.table`) to a copy of the state, and stores the new state, a new `version` and
-one log line (with the state before it, for undo) in the same transaction. So two phones
+An action locks the battle row (`select_for_update`), refuses what the rules or the user's
+rights refuse (a `dbd_site.errors.DomainError`, nothing changed), applies the action's rule
+(`play.table`) to a copy of the state, and stores the new state, a new `version` and one
+log line (with the state before it, for undo) in the same transaction. So two phones
 acting at once are served one after the other, and neither action is lost.
 
 Dice are the server's (`random.SystemRandom()` unless a test injects a `random.Random`)
@@ -15,7 +16,7 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
-from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
@@ -53,6 +54,24 @@ D = TypeVar("D")
 
 def _system_dice() -> random.Random:
     return random.SystemRandom()
+
+
+def _battle_dice(battle: Battle) -> random.Random:
+    """The battle's server dice: the stream of its committed seed, from where its last
+    action's dice ended (`play.table.commitment`). A battle started before dice were
+    committed to rolls `random.SystemRandom()`."""
+    if not battle.dice_seed:
+        return _system_dice()
+    return table.commitment.DiceStream(battle.dice_seed, start=battle.dice_next)
+
+
+def _keep_draws(battle: Battle, dice: random.Random) -> list[list[int]]:
+    """Where each server die an action drew sits in the battle's stream ([index, faces]),
+    for the log; the battle's next dice begin after them."""
+    if not isinstance(dice, table.commitment.DiceStream):
+        return []
+    battle.dice_next = dice.next_index
+    return [[drawn.index, drawn.faces] for drawn in dice.drawn]
 
 
 # --- starting ---------------------------------------------------------------------------
@@ -102,7 +121,7 @@ def _clean_scenario(scenario: str) -> str:
 @transaction.atomic
 def start_battle(
     *,
-    by: AbstractBaseUser,
+    by: User,
     forces: Sequence[Force],
     scenario: str,
     campaign: Campaign | None = None,
@@ -118,6 +137,8 @@ def start_battle(
     the starter may forbid them in any battle, but not allow them where the campaign
     forbids them. The battle keeps its own copy: a later change of the house rule leaves
     a battle under way as it started.
+
+    Long because the checks, the sides and their figures go in one transaction.
     """
     scenario = _clean_scenario(scenario)
     entered_rolls_allowed = _entered_rolls(campaign, entered_rolls_allowed)
@@ -167,6 +188,8 @@ def start_battle(
         scenario=scenario,
         entered_rolls_allowed=entered_rolls_allowed,
         state={},
+        dice_seed=(seed := table.commitment.new_seed()),
+        dice_commitment=table.commitment.commitment_of(seed),  # published from now on
     )
     placed: dict[str, tuple[int, table.figures.Figure]] = {}
     for position, force in enumerate(forces):
@@ -211,7 +234,7 @@ def _entered_rolls(campaign: Campaign | None, asked: bool | None) -> bool:
     return allowed if asked is None else asked
 
 
-def _name(user: AbstractBaseUser | None) -> str:
+def _name(user: User | None) -> str:
     return user.get_username() if user is not None else "Someone"
 
 
@@ -222,7 +245,7 @@ def _lock(battle_id: int) -> Battle:
     return Battle.objects.select_for_update().get(pk=battle_id)
 
 
-def _player_sides(sides: Sequence[BattleSide], by: AbstractBaseUser) -> frozenset[int]:
+def _player_sides(sides: Sequence[BattleSide], by: User) -> frozenset[int]:
     """The sides a user plays in the battle (P9: one holding several acts for all); none:
     refused, they may watch."""
     held = frozenset(side.position for side in sides if side.player_id == by.pk)
@@ -242,7 +265,7 @@ def _figures(battle: Battle) -> dict[str, table.figures.Figure]:
 def act(
     *,
     battle: Battle,
-    by: AbstractBaseUser,
+    by: User,
     kind: str,
     rule: Callable[[table.state.Table, D], table.state.Outcome],
     declared: D,
@@ -257,7 +280,7 @@ def act(
 
 def _act(
     battle: Battle,
-    by: AbstractBaseUser,
+    by: User,
     kind: str,
     rule: Callable[[table.state.Table, D], table.state.Outcome],
     declared: D,
@@ -269,7 +292,10 @@ def _act(
     """The one place an action is stored: lock the battle, check who acts and when, apply
     the action's rule (through `table.decisions.run`) to a copy of the state with the
     action's dice and the sides the user plays (P9), and store the new state, a new
-    version and the log line, all in one transaction."""
+    version and the log line, all in one transaction.
+
+    Long because it is one action's steps in order under the battle's lock.
+    """
     with transaction.atomic():
         locked = _lock(battle.pk)
         sides = list(locked.sides.all())
@@ -285,7 +311,9 @@ def _act(
         # changes a copy.
         before = locked.state
         last = locked.actions.order_by("-seq").values_list("seq", flat=True).first() or 0
-        rolled = table.dice.Dice(rng or _system_dice(), dice, allowed=locked.entered_rolls_allowed)
+        rolled = table.dice.Dice(
+            rng or _battle_dice(locked), dice, allowed=locked.entered_rolls_allowed
+        )
         t = table.state.Table(
             state=copy.deepcopy(table.state.upgraded(before)),
             figures=_figures(locked),
@@ -307,13 +335,14 @@ def _act(
             # "side": whose action it is (P9), for undo; None: the battle's own.
             detail={**outcome.detail, "side": t.acting_side},
             dice=rolled.rolled,
+            dice_drawn=_keep_draws(locked, rolled.rng),
             entered=entered,
             events=list(outcome.events),
             state_before=before,
         )
         locked.state = t.state
         locked.version += 1
-        locked.save(update_fields=["state", "version", "updated_at"])
+        locked.save(update_fields=["state", "version", "dice_next", "updated_at"])
         battle.state, battle.version = locked.state, locked.version
         return action
 
@@ -353,7 +382,7 @@ def plan_spell_attack(
 
 
 @transaction.atomic
-def undo(*, battle: Battle, by: AbstractBaseUser, if_match: int | None = None) -> BattleAction:
+def undo(*, battle: Battle, by: User, if_match: int | None = None) -> BattleAction:
     """Undo the last action not yet undone (last first, P5): its state before comes back.
     A player undoes their own side's actions only (P9); the battle's own (initiative, a
     new turn) either player may undo."""
@@ -403,15 +432,19 @@ def record_from_log(battle: Battle) -> dict[str, table.record.MemberRecord]:
 def end_battle(
     *,
     battle: Battle,
-    by: AbstractBaseUser,
+    by: User,
     winner: int | None,
-    objectives: Mapping[int, int] | None = None,
+    objectives: Mapping[int | str, int] | None = None,
     played_on: Any = None,
     if_match: int | None = None,
 ) -> Battle:
     """End the battle: the R14 record from the log (P6) with the players' objectives and
     result (`winner` is a side's position, None a draw). In a campaign it becomes the
-    pending battle that another side confirms (R14a), through `campaign.services`."""
+    pending battle that another side confirms (R14a), through `campaign.services`.
+
+    Long because the record, its checks and the campaign's battle are made in one
+    transaction.
+    """
     locked = _lock(battle.pk)
     sides = list(locked.sides.all())
     _player_sides(sides, by)
@@ -485,12 +518,13 @@ def end_battle(
 
 def _record_in_campaign(
     battle: Battle,
-    by: AbstractBaseUser,
+    by: User,
     sides: Sequence[BattleSide],
     figures: Mapping[str, BattleFigure],
     record: Mapping[str, Any],
     played_on: Any,
 ) -> Any:
+    assert battle.campaign is not None  # called for a campaign's battle only
     results: dict[CampaignForce, list[campaign_services.MemberOutcome]] = {}
     members = {
         m.pk: m

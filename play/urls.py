@@ -15,8 +15,10 @@ urlpatterns = [
     path("<int:battle_id>/spell-attack-odds/", views.spell_attack_odds, name="spell_attack_odds"),
     path("<int:battle_id>/undo/", views.undo, name="undo"),
     path("<int:battle_id>/end/", views.end, name="end"),
+    path("<int:battle_id>/dice/", views.dice, name="dice"),
     path("<int:battle_id>/spectator-link/", views.spectator_link, name="spectator_link"),
     path("<int:battle_id>/invitation/", views.invitation, name="invitation"),
     path("watch/<str:token>/", views.watch, name="watch"),
     path("watch/<str:token>/state/", views.watch_state, name="watch_state"),
+    path("watch/<str:token>/dice/", views.watch_dice, name="watch_dice"),
 ]

@@ -38,6 +38,7 @@ from dbd_site.compression import shows_secret
 from dbd_site.errors import DomainError, Invalid, NotFound
 from dbd_site.inputs import is_whole_number, whole_number
 from dbd_site.rendering import is_htmx, render_page
+from idempotency.decorators import idempotent
 from play import (
     actions,
     api,
@@ -246,6 +247,13 @@ def _screen_context(
         "is_side": bool(viewer_sides),  # a side's player, playing or not: may change links
         "watching": watching,
         "screen_log_lines": SCREEN_LOG_LINES,
+        "dice_commitment": selectors.dice_commitment(battle),
+        "dice_url": (
+            reverse("play:watch_dice", args=[battle.spectator_token])
+            if watching
+            else reverse("play:dice", args=[battle.pk])
+        ),
+        "dice_seed": selectors.revealed_seed(battle),
         "state_url": (
             reverse("play:watch_state", args=[battle.spectator_token])
             if watching
@@ -255,7 +263,7 @@ def _screen_context(
     if context["may_act"]:
         context["spell_attack"] = presenters.spell_attack_form(view, None)
     if watching:
-        shows_secret(request)  # the spectator link, in `state_url`
+        shows_secret(request)  # the spectator link, in `state_url` and `dice_url`
     if not forms:
         return context
     catalogue = get_catalogue()
@@ -393,6 +401,7 @@ def _after(
 @login_required
 @require_POST
 @not_found_is_404
+@idempotent
 def act(request: HttpRequest, battle_id: int) -> HttpResponse:
     battle = selectors.get_battle(user=request.user, battle_id=battle_id)
     try:
@@ -443,6 +452,7 @@ def spell_attack_odds(request: HttpRequest, battle_id: int) -> HttpResponse:
 @login_required
 @require_POST
 @not_found_is_404
+@idempotent
 def undo(request: HttpRequest, battle_id: int) -> HttpResponse:
     battle = selectors.get_battle(user=request.user, battle_id=battle_id)
     try:
@@ -457,6 +467,7 @@ def undo(request: HttpRequest, battle_id: int) -> HttpResponse:
 @login_required
 @require_http_methods(["GET", "HEAD", "POST"])
 @not_found_is_404
+@idempotent
 def end(request: HttpRequest, battle_id: int) -> HttpResponse:
     battle = selectors.get_battle(user=request.user, battle_id=battle_id)
     view = selectors.battle_view(battle=battle)
@@ -504,3 +515,42 @@ def end(request: HttpRequest, battle_id: int) -> HttpResponse:
         messages.success(request, "The battle has ended.")
         return redirect("play:battle", battle_id=battle.pk)
     return render(request, "play/end.html", context)
+
+
+def _dice_page(request: HttpRequest, battle: Battle, battle_url: str) -> HttpResponse:
+    """Every server die of the battle, checked against its seed once it has ended."""
+    check = selectors.dice_check(battle=battle)
+    results = check.verification.checks if check.verification else [None] * len(check.dice)
+    rows = [
+        {"die": die, "result": result, "words": check.words[die.seq]}
+        for die, result in zip(check.dice, results, strict=True)
+    ]
+    context = {
+        "battle": battle,
+        "check": check,
+        "rows": rows,
+        "snippet": table.commitment.check_snippet(check.seed, check.commitment, check.dice)
+        if check.seed and check.commitment
+        else "",
+        "battle_url": battle_url,
+    }
+    response = render(request, "play/dice.html", context)
+    patch_cache_control(response, private=True, no_cache=True)
+    return response
+
+
+@login_required
+@require_GET
+@not_found_is_404
+def dice(request: HttpRequest, battle_id: int) -> HttpResponse:
+    battle = selectors.get_battle(user=request.user, battle_id=battle_id)
+    return _dice_page(request, battle, reverse("play:battle", args=[battle.pk]))
+
+
+@require_GET
+@not_found_is_404
+def watch_dice(request: HttpRequest, token: str) -> HttpResponse:
+    """The same by the spectator link, so anyone the battle was shown to can check it."""
+    battle = selectors.get_battle_by_token(token=token)
+    shows_secret(request)  # the spectator link, in the way back to the battle
+    return _dice_page(request, battle, reverse("play:watch", args=[token]))

@@ -8,7 +8,6 @@ writes through `roster.services`, and every number is the engine's stored answer
 """
 
 import hashlib
-import random
 from typing import Any
 
 from django.core.cache import cache
@@ -39,9 +38,12 @@ from rest_framework.reverse import reverse
 from dbd_site.compression import shows_secret
 from dbd_site.errors import Invalid, Problem
 from dbd_site.parsers import JSONParser
+from idempotency.decorators import idempotent
+from idempotency.schema import IDEMPOTENCY_KEY
 from roster import cache_keys, documents, engine, selectors, serializers, services
 from roster.models import Force, Member
 from roster.schema import DOCUMENT_REF, PATCH_SCHEMA
+from rules import dice
 from rules.loader import get_catalogue
 
 _EMMA = {
@@ -163,11 +165,6 @@ def _unchanged_since(request: Request, etag: str) -> bool:
     """
     sent = parse_etags(request.headers.get("If-None-Match", ""))
     return "*" in sent or etag.removeprefix("W/") in {tag.removeprefix("W/") for tag in sent}
-
-
-def _dice() -> random.Random:
-    """Where the server's d12s come from; the tests swap in scripted dice."""
-    return random.SystemRandom()
 
 
 # What `_if_match` answers for a tag that names no version of this force: no version
@@ -317,7 +314,7 @@ class ForceListView(ForceApiView):
             "campaign's (cost + balance) and cannot be changed here. While a battle of the "
             "force is pending, or after it retired, the answer is 409."
         ),
-        parameters=[FORCE_ID, IF_MATCH],
+        parameters=[FORCE_ID, IF_MATCH, IDEMPOTENCY_KEY],
         request={"application/json": DOCUMENT_REF},
         responses={
             200: serializers.RosterDetailSerializer,
@@ -338,7 +335,7 @@ class ForceListView(ForceApiView):
             "checks the document; any other key is refused (400 at that key). The rules "
             "for a campaign copy and `If-Match` are those of PUT."
         ),
-        parameters=[FORCE_ID, IF_MATCH],
+        parameters=[FORCE_ID, IF_MATCH, IDEMPOTENCY_KEY],
         request={"application/json": PATCH_SCHEMA},
         responses={
             200: serializers.RosterDetailSerializer,
@@ -355,8 +352,15 @@ class ForceListView(ForceApiView):
         operation_id="rosters_destroy",
         summary="Delete the force, its members and their rolls",
         description="A campaign copy is retired through its campaign instead (409).",
-        parameters=[FORCE_ID, IF_MATCH],
-        responses={204: None, **NOT_FOUND, **IN_CAMPAIGN, **STALE, **COMMON_ERRORS},
+        parameters=[FORCE_ID, IF_MATCH, IDEMPOTENCY_KEY],
+        responses={
+            204: None,
+            400: ERRORS,
+            **NOT_FOUND,
+            **IN_CAMPAIGN,
+            **STALE,
+            **COMMON_ERRORS,
+        },
         tags=TAGS,
     ),
 )
@@ -404,6 +408,7 @@ class ForceDetailView(ForceApiView):
         force = selectors.get_force(user=self.request.user, force_id=force_id, with_rolls=False)
         return self.get_serializer(force).data
 
+    @idempotent
     def put(self, request: Request, force_id: int) -> Response:
         force = self.get_force()
         services.replace_document(
@@ -414,6 +419,7 @@ class ForceDetailView(ForceApiView):
         )
         return self.detail_response(force.pk)
 
+    @idempotent
     def patch(self, request: Request, force_id: int) -> Response:
         force = self.get_force()
         body = request.data
@@ -441,6 +447,7 @@ class ForceDetailView(ForceApiView):
         )
         return self.detail_response(force.pk)
 
+    @idempotent
     def delete(self, request: Request, force_id: int) -> Response:
         force = self.get_force()
         services.delete_force(force=force, actor=request.user, if_match=_if_match(request, force))
@@ -519,7 +526,7 @@ class ForceRollsView(ForceApiView):
             "A `pick-freely` outcome lists `choices`: take one with the picks endpoint "
             "and `free: true`. A roll the rules do not allow answers 400 `roll-refused`."
         ),
-        parameters=[FORCE_ID, MEMBER_INDEX],
+        parameters=[FORCE_ID, MEMBER_INDEX, IDEMPOTENCY_KEY],
         request=serializers.NewRollSerializer,
         responses={
             201: serializers.RollResultSerializer,
@@ -554,6 +561,7 @@ class MemberRollsView(ForceApiView):
         page = self.paginate_queryset(self.get_queryset())
         return self.get_paginated_response(self.get_serializer(page, many=True).data)
 
+    @idempotent
     def post(self, request: Request, force_id: int, member_index: int) -> Response:
         member = self.get_member(self.get_force())
         body = self.get_serializer(data=request.data)
@@ -565,7 +573,7 @@ class MemberRollsView(ForceApiView):
             member_id=member.pk,
             slot=slot,
             table=body.validated_data.get("table"),
-            rng=_dice(),
+            rng=dice.server_dice(),
         )
         answer = serializers.SkillRollSerializer(roll, context=self.get_serializer_context())
         data = {**answer.data, **self.advancement_answer(slot, member_index)}
@@ -581,7 +589,7 @@ class MemberRollsView(ForceApiView):
             "`choices` of the last roll when it was `pick-freely`, at no cost (the skill then "
             "counts as rolled and verified). A pick the rules do not allow answers 400."
         ),
-        parameters=[FORCE_ID, MEMBER_INDEX],
+        parameters=[FORCE_ID, MEMBER_INDEX, IDEMPOTENCY_KEY],
         request=serializers.SkillPickSerializer,
         responses={
             200: serializers.PickResultSerializer,
@@ -597,6 +605,7 @@ class MemberRollsView(ForceApiView):
 class MemberPicksView(ForceApiView):
     serializer_class = serializers.SkillPickSerializer
 
+    @idempotent
     def post(self, request: Request, force_id: int, member_index: int) -> Response:
         member = self.get_member(self.get_force())
         body = self.get_serializer(data=request.data)
@@ -642,10 +651,11 @@ class MemberPicksView(ForceApiView):
             "nothing to move; a campaign copy does not move while a battle of it is pending "
             "(409 `battle-pending`). No body."
         ),
-        parameters=[FORCE_ID, IF_MATCH],
+        parameters=[FORCE_ID, IF_MATCH, IDEMPOTENCY_KEY],
         request=None,
         responses={
             200: serializers.RosterDetailSerializer,
+            400: OpenApiResponse(ERRORS, description="An `Idempotency-Key` refused."),
             **NOT_FOUND,
             409: OpenApiResponse(
                 ERRORS, description="`rules-up-to-date`, or the policy's `battle-pending`."
@@ -664,6 +674,7 @@ class ForceRulesUpdateView(ForceApiView):
         update = services.preview_rules_update(force=force, actor=request.user)
         return Response(update.as_dict(), headers={"ETag": f'W/"{_detail_version(force)}"'})
 
+    @idempotent
     def post(self, request: Request, force_id: int) -> Response:
         force = self.get_force()
         services.move_to_rules(force=force, actor=request.user, if_match=_if_match(request, force))

@@ -5,32 +5,50 @@ here (views save through `roster.services`, which the engine checks)."""
 from collections.abc import Callable
 from typing import Any
 
+from django.core.exceptions import NON_FIELD_ERRORS
 from django.http import QueryDict
 
+from dbd_site.errors import Invalid, Problem, declare_codes
 from dbd_site.inputs import is_whole_number
 from roster import options
 from roster.forms import ClubForm, MemberBasicsForm
 from roster.presenters import advancement_entry
 from rules.catalogue import Catalogue
 
+declare_codes(
+    {
+        "stale-entry": "The entry the change names is no longer there (the member changed "
+        "since the page was shown); nothing was changed.",
+    }
+)
 
-class Rejected(Exception):
-    """A change the builder cannot make; shown next to its step, nothing saved."""
+
+class Rejected(Invalid):
+    """A change the builder cannot make (400): shown next to its step (`section`), nothing
+    saved. A form's refusal carries the bound form, which shows its own errors beside its
+    fields; its problems point at them (`/name`)."""
 
     def __init__(
         self,
         section: str,
-        *messages_: str,
+        message: str = "",
+        *,
+        code: str = "invalid",
         form: Any = None,
         form_name: str = "",
-        status: int = 400,
     ) -> None:
-        super().__init__("; ".join(messages_))
+        if message:
+            problems = [Problem("", code, message)]
+        else:
+            problems = [
+                Problem("" if name == NON_FIELD_ERRORS else f"/{name}", code, str(text))
+                for name, texts in form.errors.items()
+                for text in texts
+            ]
+        self._init(problems)
         self.section = section
-        self.messages = list(messages_)
         self.form = form
         self.form_name = form_name
-        self.status = status  # the status table's, for refusals the write path makes
 
 
 Change = Callable[[dict[str, Any], QueryDict, Catalogue], tuple[dict[str, Any], str]]
@@ -39,7 +57,11 @@ Change = Callable[[dict[str, Any], QueryDict, Catalogue], tuple[dict[str, Any], 
 def _index(post: QueryDict, items: list[Any], section: str) -> int:
     raw = post.get("index", "")
     if not is_whole_number(raw) or int(raw) >= len(items):
-        raise Rejected(section, "That entry is no longer there; the page has been refreshed.")
+        raise Rejected(
+            section,
+            "That entry is no longer there; the page has been refreshed.",
+            code="stale-entry",
+        )
     return int(raw)
 
 

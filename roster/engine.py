@@ -165,14 +165,6 @@ class Evaluation:
     def remaining(self) -> int | None:
         return None if self.resources is None else self.resources - self.total_cost
 
-    def problems_at(self, prefix: str) -> list[Problem]:
-        """Errors and warnings at `prefix` or inside it, for showing next to a field."""
-        return [
-            p
-            for p in (*self.errors, *self.warnings)
-            if p.pointer == prefix or p.pointer.startswith(prefix + "/")
-        ]
-
     def as_dict(self) -> dict[str, Any]:
         return {
             "valid": self.valid,
@@ -232,7 +224,9 @@ def _needs_statistic(item: Equipment) -> bool:
 
 
 class _MemberBuilder:
-    """Builds one member step by step, collecting problems as it goes."""
+    """One member as it is being built, with the problems found so far: the creation
+    steps below (`STEPS`, one function per step, in the order a player takes them)
+    each read the member's document and change this."""
 
     def __init__(
         self,
@@ -347,514 +341,570 @@ class _MemberBuilder:
             equipment_costs=self.equipment_costs,
         )
 
-    # The steps that build on several methods, named for `STEPS`.
-    def creation_purchases(self) -> None:
-        self.purchase_costs = [0] * len(self.m.purchases)
-        self.purchases(between_battles=False)
 
-    def between_battle_purchases(self) -> None:
-        self.purchases(between_battles=True)
+# --- R1, R2: base statistics and society ----------------------------------------------
 
-    def take_level_ups(self) -> None:
-        self.level = self.level_ups()
 
-    def take_equipment(self) -> None:
-        self.stats_before_equipment = dict(self.stats)
-        self.equipment_total, self.defence = self.equipment()
+def _base_statistics(builder: _MemberBuilder) -> None:
+    base = builder.m.base
+    if sorted(base.values()) != list(BASE_VALUES):
+        given = ", ".join(f"{s} {v}" for s, v in base.items())
+        builder.error(
+            f"{builder.at}/base",
+            "invalid-base-statistics",
+            f"ME, RA, CA and DF take 3, 2, 2 and 1 in some order; this has {given}.",
+        )
+    builder.stats = {
+        "ME": base["ME"],
+        "RA": base["RA"],
+        "CA": base["CA"],
+        "DF": base["DF"] + BASE_DF_BONUS,
+        "HP": STARTING_HP,
+        "FR": STARTING_FR,
+    }
 
-    def learn_spells(self) -> None:
-        self.spell_slots = self.spells()
 
-    def base_statistics(self) -> None:
-        base = self.m.base
-        if sorted(base.values()) != list(BASE_VALUES):
-            given = ", ".join(f"{s} {v}" for s, v in base.items())
-            self.error(
-                f"{self.at}/base",
-                "invalid-base-statistics",
-                f"ME, RA, CA and DF take 3, 2, 2 and 1 in some order; this has {given}.",
-            )
-        self.stats = {
-            "ME": base["ME"],
-            "RA": base["RA"],
-            "CA": base["CA"],
-            "DF": base["DF"] + BASE_DF_BONUS,
-            "HP": STARTING_HP,
-            "FR": STARTING_FR,
-        }
+def _join_society(builder: _MemberBuilder) -> None:
+    club_at = f"{builder.at}/club"
+    society = builder.catalogue.societies.get(builder.m.society)
+    if society is None:
+        names = ", ".join(builder.catalogue.societies)
+        builder.error(
+            f"{club_at}/society",
+            "unknown-society",
+            f"'{builder.m.society}' is not a society; choose one of {names}.",
+        )
+        return
+    builder.society = society
+    choice = builder.m.society_choice
+    if choice not in society.choice_options:
+        options = " or ".join(society.choice_options)
+        builder.error(
+            f"{club_at}/choice",
+            "invalid-choice",
+            f"The {society.name} society's choice is {options}, not {choice}.",
+        )
+        return
+    for modifier in society.modifiers:
+        statistic = choice if modifier.statistic == "choice" else modifier.statistic
+        builder.change(statistic, modifier.amount, f"{club_at}/choice")
 
-    def join_society(self) -> None:
-        club_at = f"{self.at}/club"
-        society = self.catalogue.societies.get(self.m.society)
-        if society is None:
-            names = ", ".join(self.catalogue.societies)
-            self.error(
-                f"{club_at}/society",
-                "unknown-society",
-                f"'{self.m.society}' is not a society; choose one of {names}.",
-            )
-            return
-        self.society = society
-        choice = self.m.society_choice
-        if choice not in society.choice_options:
-            options = " or ".join(society.choice_options)
-            self.error(
-                f"{club_at}/choice",
-                "invalid-choice",
-                f"The {society.name} society's choice is {options}, not {choice}.",
-            )
-            return
-        for modifier in society.modifiers:
-            statistic = choice if modifier.statistic == "choice" else modifier.statistic
-            self.change(statistic, modifier.amount, f"{club_at}/choice")
 
-    def _line(self, number: int, where: str) -> AdvancementLine | None:
-        assert self.society is not None
-        line = self.society.lines.get(number)
-        if line is None:  # the schema allows 1-6; a society with fewer lines is a data error
-            self.error(
-                where, "invalid-choice", f"The {self.society.name} table has no line {number}."
-            )
-        return line
+# --- R4, R5: free advancements (a level-up's advancement too, R17) --------------------
 
-    def _statistic_option(
-        self, line: AdvancementLine, choice: str | None, where: str
-    ) -> StatisticOption | None:
-        """The option an advancement takes on a statistic line, or None after an error."""
-        if line.needs_choice and choice is None:
+
+def _society_line(builder: _MemberBuilder, number: int, where: str) -> AdvancementLine | None:
+    assert builder.society is not None
+    line = builder.society.lines.get(number)
+    if line is None:  # the schema allows 1-6; a society with fewer lines is a data error
+        builder.error(
+            where, "invalid-choice", f"The {builder.society.name} table has no line {number}."
+        )
+    return line
+
+
+def _statistic_option(
+    builder: _MemberBuilder, line: AdvancementLine, choice: str | None, where: str
+) -> StatisticOption | None:
+    """The option an advancement takes on a statistic line, or None after an error."""
+    if line.needs_choice and choice is None:
+        options = " or ".join(o.statistic for o in line.options)
+        builder.error(
+            f"{where}/choice", "choice-required", f"'{line.label}' needs a choice: {options}."
+        )
+        return None
+    option = line.option_for(choice)
+    if option is None:
+        if line.needs_choice:
             options = " or ".join(o.statistic for o in line.options)
-            self.error(
-                f"{where}/choice", "choice-required", f"'{line.label}' needs a choice: {options}."
+            builder.error(
+                f"{where}/choice",
+                "invalid-choice",
+                f"'{line.label}' offers {options}, not {choice}.",
             )
-            return None
-        option = line.option_for(choice)
-        if option is None:
-            if line.needs_choice:
-                options = " or ".join(o.statistic for o in line.options)
-                self.error(
-                    f"{where}/choice",
-                    "invalid-choice",
-                    f"'{line.label}' offers {options}, not {choice}.",
-                )
-            else:
-                self.error(
-                    f"{where}/choice",
-                    "choice-not-applicable",
-                    f"'{line.label}' has no choice to make; remove 'choice'.",
-                )
-        return option
-
-    def _check_new_skill(self, key: str, where: str) -> bool:
-        """R5/R6: known, not owned twice (unless repeatable), not excluded. True if fine."""
-        skill = self.catalogue.skills.get(key)
-        if skill is None:
-            self.error(
-                where, "unknown-skill", f"'{key}' is not a skill; use 'category/slug' names."
-            )
-            return False
-        if key in self.skills and not skill.repeatable:
-            self.error(where, "duplicate-skill", f"{skill.name} is already taken.")
-            return False
-        clash = next((s for s in skill.excludes if s in self.skills), None)
-        if clash is not None:
-            other = self.catalogue.skills[clash].name
-            self.error(where, "excluded-skill", f"{skill.name} cannot be taken alongside {other}.")
-            return False
-        return True
-
-    def advancement(self, adv: Advancement, where: str, *, at_creation: bool) -> None:
-        """A free advancement (R4, R5) or a level-up (R17)."""
-        line = self._line(adv.line, f"{where}/line")
-        if line is None:
-            return
-        if line.kind == "statistic":
-            stray = [
-                k
-                for k, v in (
-                    ("skill", adv.skill),
-                    ("method", adv.method),
-                    ("rerolls", adv.rerolls or None),
-                    ("natural_12", adv.natural_12 or None),
-                )
-                if v is not None
-            ]
-            if stray:
-                self.error(
-                    f"{where}/{stray[0]}",
-                    "not-a-skill-line",
-                    f"'{line.label}' is a statistic line; remove {', '.join(stray)}.",
-                )
-            if at_creation:
-                # R4: two different lines; R6 counts these when buying statistics.
-                self.statistic_lines.add(line.number)
-            option = self._statistic_option(line, adv.choice, where)
-            if option is not None:
-                self.change(option.statistic, option.amount, where)
-            return
-
-        if adv.choice is not None:
-            self.error(
+        else:
+            builder.error(
                 f"{where}/choice",
                 "choice-not-applicable",
-                f"'{line.label}' gives a skill; remove 'choice'.",
+                f"'{line.label}' has no choice to make; remove 'choice'.",
             )
-        # R5: picking costs 2 FR; each re-roll costs 1 FR. R5a: re-rolls already paid for
-        # stay paid, also while the roll is still open (a natural 12, a free pick).
-        fr_cost = adv.rerolls * REROLL_FR_COST + (PICK_FR_COST if adv.method == "picked" else 0)
-        if fr_cost:
-            self.change("FR", -fr_cost, where)
-        if adv.skill is None or adv.method is None:
-            missing = "skill" if adv.skill is None else "method"
-            self.error(
-                f"{where}/{missing}",
-                "skill-required",
-                f"'{line.label}' needs a skill (a choice from the table) and a method (rolled "
-                "or picked).",
-            )
-            return
-        if adv.method == "rolled" and where not in self.verified_rolls:
-            self.unverified_rolls += 1
-        if not self._check_new_skill(adv.skill, f"{where}/skill"):
-            return
-        skill = self.catalogue.skills[adv.skill]
-        if skill.category != line.skill_category and not adv.natural_12:
-            self.error(
-                f"{where}/skill",
-                "skill-wrong-category",
-                f"'{line.label}' gives a {line.skill_category} skill; {skill.name} is "
-                f"{skill.category} (only a natural 12 lets you roll on another table).",
-            )
-            return
-        self.skills.append(adv.skill)
+    return option
 
-    def free_advancements(self) -> None:
-        where = f"{self.at}/free_advancements"
-        advancements = self.m.free_advancements
-        if len(advancements) != FREE_ADVANCEMENTS:
-            self.error(
-                where,
-                "free-advancement-count",
-                f"Take exactly {FREE_ADVANCEMENTS} free advancements; this has "
-                f"{len(advancements)}.",
+
+def _check_new_skill(builder: _MemberBuilder, key: str, where: str) -> bool:
+    """R5/R6: known, not owned twice (unless repeatable), not excluded. True if fine."""
+    skill = builder.catalogue.skills.get(key)
+    if skill is None:
+        builder.error(
+            where, "unknown-skill", f"'{key}' is not a skill; use 'category/slug' names."
+        )
+        return False
+    if key in builder.skills and not skill.repeatable:
+        builder.error(where, "duplicate-skill", f"{skill.name} is already taken.")
+        return False
+    clash = next((s for s in skill.excludes if s in builder.skills), None)
+    if clash is not None:
+        other = builder.catalogue.skills[clash].name
+        builder.error(where, "excluded-skill", f"{skill.name} cannot be taken alongside {other}.")
+        return False
+    return True
+
+
+def _advancement(
+    builder: _MemberBuilder, adv: Advancement, where: str, *, at_creation: bool
+) -> None:
+    """A free advancement (R4, R5) or a level-up (R17).
+
+    Long because a statistic line and a skill line (R4, R5) are checked in one place, so a
+    level-up and a free advancement cannot drift apart.
+    """
+    line = _society_line(builder, adv.line, f"{where}/line")
+    if line is None:
+        return
+    if line.kind == "statistic":
+        stray = [
+            k
+            for k, v in (
+                ("skill", adv.skill),
+                ("method", adv.method),
+                ("rerolls", adv.rerolls or None),
+                ("natural_12", adv.natural_12 or None),
             )
-        if self.society is None:
-            return
-        seen: set[int] = set()
-        for i, adv in enumerate(advancements):
-            if adv.line in seen:
-                # Named as the builder shows the line ("+1 ME"); a number the table lacks
-                # (only an imported document has one) is all there is to name it by.
-                known = self.society.lines.get(adv.line)
-                label = known.label if known is not None else f"line {adv.line}"
-                self.error(
-                    f"{where}/{i}/line",
-                    "duplicate-line",
-                    f"Free advancements come from two different lines; {label} is taken twice.",
-                )
-                continue
-            seen.add(adv.line)
-            self.advancement(adv, f"{where}/{i}", at_creation=True)
-
-    def purchases(self, *, between_battles: bool) -> None:
-        """R6: statistics first at 2 x the current value, then skills at m x S.
-
-        Creation purchases come before level-ups; purchases made between battles in a
-        campaign (R17) come after them, in document order, and may repeat a statistic line.
-        """
-        if self.society is None:
-            return
-        where = f"{self.at}/purchases"
-        bought_skill = False
-        for i, purchase in enumerate(self.m.purchases):
-            if purchase.between_battles != between_battles:
-                continue
-            here = f"{where}/{i}"
-            if purchase.skill is not None:
-                self.purchase_costs[i] = self._buy_skill(purchase.skill, here)
-                bought_skill = True
-            else:
-                self.purchase_costs[i] = self._buy_statistic(
-                    purchase.line,
-                    purchase.choice,
-                    here,
-                    late=bought_skill and not between_battles,
-                    at_creation=not between_battles,
-                )
-
-    def _buy_statistic(
-        self, number: int | None, choice: str | None, here: str, *, late: bool, at_creation: bool
-    ) -> int:
-        assert self.society is not None
-        assert number is not None
-        line = self._line(number, f"{here}/line")
-        if line is None:
-            return 0
-        if line.kind == "skill":
-            self.error(
-                f"{here}/line",
-                "purchase-skill-line",
-                f"Line {number} gives a {line.skill_category} skill: buy it by name, "
-                f'e.g. {{"skill": "{line.skill_category}/..."}}.',
-            )
-            return 0
-        if late:
-            self.error(
-                here,
-                "statistic-after-skill",
-                "Statistic advancements are bought before any skill; move this one up.",
+            if v is not None
+        ]
+        if stray:
+            builder.error(
+                f"{where}/{stray[0]}",
+                "not-a-skill-line",
+                f"'{line.label}' is a statistic line; remove {', '.join(stray)}.",
             )
         if at_creation:
-            if number in self.statistic_lines:
-                self.error(
-                    f"{here}/line",
-                    "duplicate-line",
-                    f"'{line.label}' is already taken; at creation a statistic line is taken "
-                    "once.",
-                )
-                return 0
-            self.statistic_lines.add(number)
-        option = self._statistic_option(line, choice, here)
-        if option is None:
-            return 0
-        cost = 2 * self.stats[option.statistic]
-        self.change(option.statistic, option.amount, here)
-        return cost
+            # R4: two different lines; R6 counts these when buying statistics.
+            builder.statistic_lines.add(line.number)
+        option = _statistic_option(builder, line, adv.choice, where)
+        if option is not None:
+            builder.change(option.statistic, option.amount, where)
+        return
 
-    def _buy_skill(self, key: str, here: str) -> int:
-        assert self.society is not None
-        if not self._check_new_skill(key, f"{here}/skill"):
-            return 0
-        skill = self.catalogue.skills[key]
-        if skill.category not in self.society.skill_categories:
-            offered = ", ".join(sorted(self.society.skill_categories))
-            self.error(
-                f"{here}/skill",
-                "skill-not-in-society-table",
-                f"The {self.society.name} table offers {offered} skills, not {skill.category}.",
-            )
-            return 0
-        category = self.catalogue.skill_categories[skill.category]
-        owned = sum(1 for s in self.skills if s.startswith(skill.category + "/"))
-        self.skills.append(key)
-        return skill_cost(category, owned, self.stats)
-
-    def level_ups(self) -> int:
-        """R16: level follows XP; R17: one free advancement per level gained."""
-        level = level_for_xp(self.m.xp, self.level_thresholds)
-        where = f"{self.at}/level_ups"
-        allowed = level - 1
-        taken = len(self.m.level_ups)
-        for i, adv in enumerate(self.m.level_ups):
-            if i >= allowed:
-                self.error(
-                    f"{where}/{i}",
-                    "too-many-level-ups",
-                    f"At level {level} ({self.m.xp} XP) a student has {allowed} level-up(s); "
-                    f"this is number {i + 1}.",
-                )
-                continue
-            if self.society is not None:
-                self.advancement(adv, f"{where}/{i}", at_creation=False)
-        if taken < allowed:
-            self.warn(
-                where,
-                "level-up-pending",
-                f"Level {level}: {allowed - taken} level-up advancement(s) still to take.",
-            )
-        return level
-
-    def equipment(self) -> tuple[int, dict[str, int]]:
-        where = f"{self.at}/equipment"
-        total = 0
-        known: list[tuple[int, Equipment]] = []
-        for i, slug in enumerate(self.m.equipment):
-            item = self.catalogue.equipment.get(slug)
-            if item is None:
-                self.error(f"{where}/{i}", "unknown-equipment", f"'{slug}' is not equipment.")
-                self.equipment_costs.append(0)
-                continue
-            if (
-                _needs_statistic(item)
-                and item.cost_statistic is not None
-                and self.stats[item.cost_statistic] < 1
-            ):
-                self.error(
-                    f"{where}/{i}",
-                    "needs-statistic",
-                    f"{item.name} needs {item.cost_statistic} 1 or more.",
-                )
-            cost = equipment_cost(item, self.stats)
-            self.equipment_costs.append(cost)
-            total += cost
-            known.append((i, item))
-        self._check_loadout(known, where)
-        return total, self._defence(known, where)
-
-    def _check_loadout(self, items: list[tuple[int, Equipment]], where: str) -> None:
-        """R8: two hands of weapons and shields, plus one more piece of any kind."""
-        extra_slot_free = True
-        in_hand = [(i, e) for i, e in items if e.held_in_hand]
-        for i, item in items:
-            if item.held_in_hand:
-                continue
-            if extra_slot_free:
-                extra_slot_free = False
-            else:
-                self.error(
-                    f"{where}/{i}",
-                    "too-many-pieces",
-                    f"{item.name}: beyond what is in hand a student carries one more piece "
-                    "(a backup weapon, armour or an item), and that is taken.",
-                )
-        if extra_slot_free and sum(e.hands for _, e in in_hand) > 2:
-            # The largest piece is the backup; the first of equals, for a stable answer.
-            backup = max(in_hand, key=lambda pair: (pair[1].hands, -pair[0]))
-            in_hand = [pair for pair in in_hand if pair is not backup]
-        hands_free = 2
-        for i, item in in_hand:
-            if item.hands <= hands_free:
-                hands_free -= item.hands
-            else:
-                needs = "a hand" if item.hands == 1 else f"{item.hands} hands"
-                free = "no hand is free" if hands_free == 0 else f"only {hands_free} is free"
-                self.error(
-                    f"{where}/{i}",
-                    "too-many-hands",
-                    f"{item.name} needs {needs} and {free}"
-                    + (" (the extra piece is taken)." if not extra_slot_free else "."),
-                )
-
-    def _defence(self, items: list[tuple[int, Equipment]], where: str) -> dict[str, int]:
-        """R8: armour and shields raise DF (Light Shield in melee only), capped at 16 (R3)."""
-        defence = {"melee": self.stats["DF"], "ranged": self.stats["DF"]}
-        warned = False
-        for i, item in items:
-            for kind, bonus in (("melee", item.df_bonus_melee), ("ranged", item.df_bonus_ranged)):
-                if not bonus:
-                    continue
-                raised = defence[kind] + bonus
-                if raised > DF_MAX and not warned:
-                    self.warn(
-                        f"{where}/{i}",
-                        "df-capped",
-                        f"{item.name} would take DF {kind} to {raised}; it counts as {DF_MAX}.",
-                    )
-                    warned = True
-                defence[kind] = min(raised, DF_MAX)
-        return defence
-
-    def spells(self) -> dict[str, int]:
-        """R9: slots = CA + Additional Spell Slots; core school 1 slot, others 2."""
-        at = self.at
-        total = self.stats["CA"] + self.skills.count(ADDITIONAL_SPELL_SLOT)
-        used = 0
-        wants_magic = bool(self.m.spells or self.m.spell_focus or self.m.mastery)
-        if wants_magic and self.stats["CA"] < 1:
-            self.error(
-                f"{at}/spells",
-                "needs-ca",
-                f"Only a student with CA 1 or more learns spells; CA is {self.stats['CA']}.",
-            )
-            return {"total": max(total, 0), "used": 0}
-
-        schools = self._core_schools()
-        overflow_reported = False
-
-        def use(slots: int, where: str, what: str) -> None:
-            nonlocal used, overflow_reported
-            used += slots
-            if used > total and not overflow_reported:
-                overflow_reported = True
-                self.error(
-                    where,
-                    "too-many-spells",
-                    f"{what} needs {slots} slot(s) but only {total - used + slots} of {total} "
-                    "are left.",
-                )
-
-        known: set[str] = set()
-        for i, slug in enumerate(self.m.spells):
-            here = f"{at}/spells/{i}"
-            spell = self.catalogue.spells.get(slug)
-            if spell is None:
-                self.error(here, "unknown-spell", f"'{slug}' is not a spell.")
-                continue
-            if slug in known:
-                self.error(here, "duplicate-spell", f"{spell.name} is already known.")
-                continue
-            known.add(slug)
-            if spell.required_skill is not None:
-                if spell.required_skill not in self.skills:
-                    skill_name = self.catalogue.skills[spell.required_skill].name
-                    self.error(here, "needs-skill", f"{spell.name} needs the {skill_name} skill.")
-                continue  # Dragon Slayer is known in addition to other spells: no slot.
-            if spell.school is not None and spell.school in schools:
-                use(1, here, spell.name)
-            else:
-                use(2, here, f"{spell.name} (not of a core school)")
-        if self.m.spell_focus:
-            if SPELL_FOCUS not in self.skills:
-                self.error(
-                    f"{at}/spell_focus", "needs-skill", "Spell Focus needs the Spell Focus skill."
-                )
-            else:
-                use(1, f"{at}/spell_focus", "Spell Focus")
-        if self.m.mastery is not None:
-            if SPELL_MASTERY not in self.skills:
-                self.error(
-                    f"{at}/mastery",
-                    "needs-skill",
-                    "A Mastery needs the Supreme Spell Mastery skill.",
-                )
-            elif self.m.mastery not in known:
-                self.error(
-                    f"{at}/mastery",
-                    "mastery-not-known",
-                    f"'{self.m.mastery}' is not among this student's spells.",
-                )
-            else:
-                use(1, f"{at}/mastery", "Supreme Spell Mastery")
-        return {"total": total, "used": used}
-
-    def _core_schools(self) -> set[str]:
-        where = f"{self.at}/core_schools"
-        allowed = 2 if SPELL_DILETTANTE in self.skills else 1
-        schools: set[str] = set()
-        for i, slug in enumerate(self.m.core_schools):
-            if slug not in self.catalogue.spell_schools:
-                names = ", ".join(self.catalogue.spell_schools)
-                self.error(
-                    f"{where}/{i}", "unknown-school", f"'{slug}' is not a school ({names})."
-                )
-            elif slug in schools:
-                self.error(f"{where}/{i}", "duplicate-school", f"'{slug}' is named twice.")
-            elif len(schools) >= allowed:
-                self.error(
-                    f"{where}/{i}",
-                    "too-many-core-schools",
-                    "A student names one core school, two with Spell Dilettante.",
-                )
-            else:
-                schools.add(slug)
-        needs_school = any(
-            (s := self.catalogue.spells.get(slug)) is not None and s.school is not None
-            for slug in self.m.spells
+    if adv.choice is not None:
+        builder.error(
+            f"{where}/choice",
+            "choice-not-applicable",
+            f"'{line.label}' gives a skill; remove 'choice'.",
         )
-        if needs_school and not self.m.core_schools:
-            self.error(where, "core-school-required", "Name a core school for this student.")
-        return schools
+    # R5: picking costs 2 FR; each re-roll costs 1 FR. R5a: re-rolls already paid for
+    # stay paid, also while the roll is still open (a natural 12, a free pick).
+    fr_cost = adv.rerolls * REROLL_FR_COST + (PICK_FR_COST if adv.method == "picked" else 0)
+    if fr_cost:
+        builder.change("FR", -fr_cost, where)
+    if adv.skill is None or adv.method is None:
+        missing = "skill" if adv.skill is None else "method"
+        builder.error(
+            f"{where}/{missing}",
+            "skill-required",
+            f"'{line.label}' needs a skill (a choice from the table) and a method (rolled "
+            "or picked).",
+        )
+        return
+    if adv.method == "rolled" and where not in builder.verified_rolls:
+        builder.unverified_rolls += 1
+    if not _check_new_skill(builder, adv.skill, f"{where}/skill"):
+        return
+    skill = builder.catalogue.skills[adv.skill]
+    if skill.category != line.skill_category and not adv.natural_12:
+        builder.error(
+            f"{where}/skill",
+            "skill-wrong-category",
+            f"'{line.label}' gives a {line.skill_category} skill; {skill.name} is "
+            f"{skill.category} (only a natural 12 lets you roll on another table).",
+        )
+        return
+    builder.skills.append(adv.skill)
+
+
+def _free_advancements(builder: _MemberBuilder) -> None:
+    where = f"{builder.at}/free_advancements"
+    advancements = builder.m.free_advancements
+    if len(advancements) != FREE_ADVANCEMENTS:
+        builder.error(
+            where,
+            "free-advancement-count",
+            f"Take exactly {FREE_ADVANCEMENTS} free advancements; this has {len(advancements)}.",
+        )
+    if builder.society is None:
+        return
+    seen: set[int] = set()
+    for i, adv in enumerate(advancements):
+        if adv.line in seen:
+            # Named as the builder shows the line ("+1 ME"); a number the table lacks
+            # (only an imported document has one) is all there is to name it by.
+            known = builder.society.lines.get(adv.line)
+            label = known.label if known is not None else f"line {adv.line}"
+            builder.error(
+                f"{where}/{i}/line",
+                "duplicate-line",
+                f"Free advancements come from two different lines; {label} is taken twice.",
+            )
+            continue
+        seen.add(adv.line)
+        _advancement(builder, adv, f"{where}/{i}", at_creation=True)
+
+
+# --- R6: purchases, at creation and between battles (R17) -----------------------------
+
+
+# The steps that build on several methods, named for `STEPS`.
+def _creation_purchases(builder: _MemberBuilder) -> None:
+    builder.purchase_costs = [0] * len(builder.m.purchases)
+    _purchases(builder, between_battles=False)
+
+
+def _between_battle_purchases(builder: _MemberBuilder) -> None:
+    _purchases(builder, between_battles=True)
+
+
+def _purchases(builder: _MemberBuilder, *, between_battles: bool) -> None:
+    """R6: statistics first at 2 x the current value, then skills at m x S.
+
+    Creation purchases come before level-ups; purchases made between battles in a
+    campaign (R17) come after them, in document order, and may repeat a statistic line.
+    """
+    if builder.society is None:
+        return
+    where = f"{builder.at}/purchases"
+    bought_skill = False
+    for i, purchase in enumerate(builder.m.purchases):
+        if purchase.between_battles != between_battles:
+            continue
+        here = f"{where}/{i}"
+        if purchase.skill is not None:
+            builder.purchase_costs[i] = _buy_skill(builder, purchase.skill, here)
+            bought_skill = True
+        else:
+            builder.purchase_costs[i] = _buy_statistic(
+                builder,
+                purchase.line,
+                purchase.choice,
+                here,
+                late=bought_skill and not between_battles,
+                at_creation=not between_battles,
+            )
+
+
+def _buy_statistic(
+    builder: _MemberBuilder,
+    number: int | None,
+    choice: str | None,
+    here: str,
+    *,
+    late: bool,
+    at_creation: bool,
+) -> int:
+    assert builder.society is not None
+    assert number is not None
+    line = _society_line(builder, number, f"{here}/line")
+    if line is None:
+        return 0
+    if line.kind == "skill":
+        builder.error(
+            f"{here}/line",
+            "purchase-skill-line",
+            f"Line {number} gives a {line.skill_category} skill: buy it by name, "
+            f'e.g. {{"skill": "{line.skill_category}/..."}}.',
+        )
+        return 0
+    if late:
+        builder.error(
+            here,
+            "statistic-after-skill",
+            "Statistic advancements are bought before any skill; move this one up.",
+        )
+    if at_creation:
+        if number in builder.statistic_lines:
+            builder.error(
+                f"{here}/line",
+                "duplicate-line",
+                f"'{line.label}' is already taken; at creation a statistic line is taken once.",
+            )
+            return 0
+        builder.statistic_lines.add(number)
+    option = _statistic_option(builder, line, choice, here)
+    if option is None:
+        return 0
+    cost = 2 * builder.stats[option.statistic]
+    builder.change(option.statistic, option.amount, here)
+    return cost
+
+
+def _buy_skill(builder: _MemberBuilder, key: str, here: str) -> int:
+    assert builder.society is not None
+    if not _check_new_skill(builder, key, f"{here}/skill"):
+        return 0
+    skill = builder.catalogue.skills[key]
+    if skill.category not in builder.society.skill_categories:
+        offered = ", ".join(sorted(builder.society.skill_categories))
+        builder.error(
+            f"{here}/skill",
+            "skill-not-in-society-table",
+            f"The {builder.society.name} table offers {offered} skills, not {skill.category}.",
+        )
+        return 0
+    category = builder.catalogue.skill_categories[skill.category]
+    owned = sum(1 for s in builder.skills if s.startswith(skill.category + "/"))
+    builder.skills.append(key)
+    return skill_cost(category, owned, builder.stats)
+
+
+# --- R16, R17: level-ups --------------------------------------------------------------
+
+
+def _take_level_ups(builder: _MemberBuilder) -> None:
+    builder.level = _level_ups(builder)
+
+
+def _level_ups(builder: _MemberBuilder) -> int:
+    """R16: level follows XP; R17: one free advancement per level gained."""
+    level = level_for_xp(builder.m.xp, builder.level_thresholds)
+    where = f"{builder.at}/level_ups"
+    allowed = level - 1
+    taken = len(builder.m.level_ups)
+    for i, adv in enumerate(builder.m.level_ups):
+        if i >= allowed:
+            builder.error(
+                f"{where}/{i}",
+                "too-many-level-ups",
+                f"At level {level} ({builder.m.xp} XP) a student has {allowed} level-up(s); "
+                f"this is number {i + 1}.",
+            )
+            continue
+        if builder.society is not None:
+            _advancement(builder, adv, f"{where}/{i}", at_creation=False)
+    if taken < allowed:
+        builder.warn(
+            where,
+            "level-up-pending",
+            f"Level {level}: {allowed - taken} level-up advancement(s) still to take.",
+        )
+    return level
+
+
+# --- R7, R8: equipment ----------------------------------------------------------------
+
+
+def _take_equipment(builder: _MemberBuilder) -> None:
+    builder.stats_before_equipment = dict(builder.stats)
+    builder.equipment_total, builder.defence = _equipment(builder)
+
+
+def _equipment(builder: _MemberBuilder) -> tuple[int, dict[str, int]]:
+    where = f"{builder.at}/equipment"
+    total = 0
+    known: list[tuple[int, Equipment]] = []
+    for i, slug in enumerate(builder.m.equipment):
+        item = builder.catalogue.equipment.get(slug)
+        if item is None:
+            builder.error(f"{where}/{i}", "unknown-equipment", f"'{slug}' is not equipment.")
+            builder.equipment_costs.append(0)
+            continue
+        if (
+            _needs_statistic(item)
+            and item.cost_statistic is not None
+            and builder.stats[item.cost_statistic] < 1
+        ):
+            builder.error(
+                f"{where}/{i}",
+                "needs-statistic",
+                f"{item.name} needs {item.cost_statistic} 1 or more.",
+            )
+        cost = equipment_cost(item, builder.stats)
+        builder.equipment_costs.append(cost)
+        total += cost
+        known.append((i, item))
+    _check_loadout(builder, known, where)
+    return total, _defence(builder, known, where)
+
+
+def _check_loadout(
+    builder: _MemberBuilder, items: list[tuple[int, Equipment]], where: str
+) -> None:
+    """R8: two hands of weapons and shields, plus one more piece of any kind."""
+    extra_slot_free = True
+    in_hand = [(i, e) for i, e in items if e.held_in_hand]
+    for i, item in items:
+        if item.held_in_hand:
+            continue
+        if extra_slot_free:
+            extra_slot_free = False
+        else:
+            builder.error(
+                f"{where}/{i}",
+                "too-many-pieces",
+                f"{item.name}: beyond what is in hand a student carries one more piece "
+                "(a backup weapon, armour or an item), and that is taken.",
+            )
+    if extra_slot_free and sum(e.hands for _, e in in_hand) > 2:
+        # The largest piece is the backup; the first of equals, for a stable answer.
+        backup = max(in_hand, key=lambda pair: (pair[1].hands, -pair[0]))
+        in_hand = [pair for pair in in_hand if pair is not backup]
+    hands_free = 2
+    for i, item in in_hand:
+        if item.hands <= hands_free:
+            hands_free -= item.hands
+        else:
+            needs = "a hand" if item.hands == 1 else f"{item.hands} hands"
+            free = "no hand is free" if hands_free == 0 else f"only {hands_free} is free"
+            builder.error(
+                f"{where}/{i}",
+                "too-many-hands",
+                f"{item.name} needs {needs} and {free}"
+                + (" (the extra piece is taken)." if not extra_slot_free else "."),
+            )
+
+
+def _defence(
+    builder: _MemberBuilder, items: list[tuple[int, Equipment]], where: str
+) -> dict[str, int]:
+    """R8: armour and shields raise DF (Light Shield in melee only), capped at 16 (R3)."""
+    defence = {"melee": builder.stats["DF"], "ranged": builder.stats["DF"]}
+    warned = False
+    for i, item in items:
+        for kind, bonus in (("melee", item.df_bonus_melee), ("ranged", item.df_bonus_ranged)):
+            if not bonus:
+                continue
+            raised = defence[kind] + bonus
+            if raised > DF_MAX and not warned:
+                builder.warn(
+                    f"{where}/{i}",
+                    "df-capped",
+                    f"{item.name} would take DF {kind} to {raised}; it counts as {DF_MAX}.",
+                )
+                warned = True
+            defence[kind] = min(raised, DF_MAX)
+    return defence
+
+
+# --- R9: spells -----------------------------------------------------------------------
+
+
+def _learn_spells(builder: _MemberBuilder) -> None:
+    builder.spell_slots = _spells(builder)
+
+
+def _spells(builder: _MemberBuilder) -> dict[str, int]:
+    """R9: slots = CA + Additional Spell Slots; core school 1 slot, others 2.
+
+    Long because the slots (R9) are counted as the spells, Spell Focus and the Mastery use
+    them, in one pass.
+    """
+    at = builder.at
+    total = builder.stats["CA"] + builder.skills.count(ADDITIONAL_SPELL_SLOT)
+    used = 0
+    wants_magic = bool(builder.m.spells or builder.m.spell_focus or builder.m.mastery)
+    if wants_magic and builder.stats["CA"] < 1:
+        builder.error(
+            f"{at}/spells",
+            "needs-ca",
+            f"Only a student with CA 1 or more learns spells; CA is {builder.stats['CA']}.",
+        )
+        return {"total": max(total, 0), "used": 0}
+
+    schools = _core_schools(builder)
+    overflow_reported = False
+
+    def use(slots: int, where: str, what: str) -> None:
+        nonlocal used, overflow_reported
+        used += slots
+        if used > total and not overflow_reported:
+            overflow_reported = True
+            builder.error(
+                where,
+                "too-many-spells",
+                f"{what} needs {slots} slot(s) but only {total - used + slots} of {total} "
+                "are left.",
+            )
+
+    known: set[str] = set()
+    for i, slug in enumerate(builder.m.spells):
+        here = f"{at}/spells/{i}"
+        spell = builder.catalogue.spells.get(slug)
+        if spell is None:
+            builder.error(here, "unknown-spell", f"'{slug}' is not a spell.")
+            continue
+        if slug in known:
+            builder.error(here, "duplicate-spell", f"{spell.name} is already known.")
+            continue
+        known.add(slug)
+        if spell.required_skill is not None:
+            if spell.required_skill not in builder.skills:
+                skill_name = builder.catalogue.skills[spell.required_skill].name
+                builder.error(here, "needs-skill", f"{spell.name} needs the {skill_name} skill.")
+            continue  # Dragon Slayer is known in addition to other spells: no slot.
+        if spell.school is not None and spell.school in schools:
+            use(1, here, spell.name)
+        else:
+            use(2, here, f"{spell.name} (not of a core school)")
+    if builder.m.spell_focus:
+        if SPELL_FOCUS not in builder.skills:
+            builder.error(
+                f"{at}/spell_focus", "needs-skill", "Spell Focus needs the Spell Focus skill."
+            )
+        else:
+            use(1, f"{at}/spell_focus", "Spell Focus")
+    if builder.m.mastery is not None:
+        if SPELL_MASTERY not in builder.skills:
+            builder.error(
+                f"{at}/mastery",
+                "needs-skill",
+                "A Mastery needs the Supreme Spell Mastery skill.",
+            )
+        elif builder.m.mastery not in known:
+            builder.error(
+                f"{at}/mastery",
+                "mastery-not-known",
+                f"'{builder.m.mastery}' is not among this student's spells.",
+            )
+        else:
+            use(1, f"{at}/mastery", "Supreme Spell Mastery")
+    return {"total": total, "used": used}
+
+
+def _core_schools(builder: _MemberBuilder) -> set[str]:
+    where = f"{builder.at}/core_schools"
+    allowed = 2 if SPELL_DILETTANTE in builder.skills else 1
+    schools: set[str] = set()
+    for i, slug in enumerate(builder.m.core_schools):
+        if slug not in builder.catalogue.spell_schools:
+            names = ", ".join(builder.catalogue.spell_schools)
+            builder.error(f"{where}/{i}", "unknown-school", f"'{slug}' is not a school ({names}).")
+        elif slug in schools:
+            builder.error(f"{where}/{i}", "duplicate-school", f"'{slug}' is named twice.")
+        elif len(schools) >= allowed:
+            builder.error(
+                f"{where}/{i}",
+                "too-many-core-schools",
+                "A student names one core school, two with Spell Dilettante.",
+            )
+        else:
+            schools.add(slug)
+    needs_school = any(
+        (s := builder.catalogue.spells.get(slug)) is not None and s.school is not None
+        for slug in builder.m.spells
+    )
+    if needs_school and not builder.m.core_schools:
+        builder.error(where, "core-school-required", "Name a core school for this student.")
+    return schools
 
 
 # The building steps in the order a player takes them.
 STEPS: tuple[Callable[[_MemberBuilder], object], ...] = (
-    _MemberBuilder.base_statistics,  # 0 (R1)
-    _MemberBuilder.join_society,  # 1 (R2)
-    _MemberBuilder.free_advancements,  # 2 (R4, R5)
-    _MemberBuilder.creation_purchases,  # 3 (R6)
-    _MemberBuilder.take_level_ups,  # 4 (R16, R17)
-    _MemberBuilder.between_battle_purchases,  # 5 (R17)
-    _MemberBuilder.take_equipment,  # 6 (R7, R8)
-    _MemberBuilder.learn_spells,  # 7 (R9)
+    _base_statistics,  # 0 (R1)
+    _join_society,  # 1 (R2)
+    _free_advancements,  # 2 (R4, R5)
+    _creation_purchases,  # 3 (R6)
+    _take_level_ups,  # 4 (R16, R17)
+    _between_battle_purchases,  # 5 (R17)
+    _take_equipment,  # 6 (R7, R8)
+    _learn_spells,  # 7 (R9)
 )
 # The first step that reads each field of a member: a variant of a member that differs
 # only in fields first read at step k is the same as the original up to step k, so a
@@ -1086,7 +1136,7 @@ def takeable_skills(category: SkillCategory, owned: Collection[str]) -> tuple[st
 
 
 def roll_skill(category: SkillCategory, owned: Collection[str], rng: random.Random) -> SkillRoll:
-    """R5: roll 1d12 on `category`'s table. Use `random.SystemRandom()` for real rolls."""
+    """R5: roll 1d12 on `category`'s table; real rolls use `rules.dice.server_dice()`."""
     dice: list[int] = []
     while True:
         die = rng.randint(1, 12)

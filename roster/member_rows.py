@@ -35,7 +35,8 @@ def show_members(force: Force, members: list[Member]) -> None:
     """Let `force.members.all()` answer `members` (its rows already in hand, in order, as
     the write path stored them) without a query, as a prefetch would have."""
     queryset = force.members.all()
-    queryset._result_cache = members  # what Django's own prefetch stores
-    queryset._prefetch_done = True
+    # What Django's own prefetch stores: private attributes, so untyped.
+    queryset._result_cache = members
+    queryset._prefetch_done = True  # type: ignore[attr-defined]
     cache = getattr(force, "_prefetched_objects_cache", {})
-    force._prefetched_objects_cache = {**cache, "members": queryset}
+    force._prefetched_objects_cache = {**cache, "members": queryset}  # type: ignore[attr-defined]

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 
 from dbd_site.errors import NotAllowed, declare_codes
 from roster import engine
@@ -39,7 +39,7 @@ class Command:
     """
 
     kind: str
-    actor: AbstractBaseUser | None
+    actor: User | None
     # Words for the log and the ledger; a callable is asked once the change has run
     # (the builder only knows what it did then).
     description: str | Callable[[], str] = ""

@@ -202,7 +202,11 @@ def member_card(
     *,
     viewer_id: int | None = None,
 ) -> MemberCard:
-    """One member as the engine sees it: stats, costs and every problem in its place."""
+    """One member as the engine sees it: stats, costs and every problem in its place.
+
+    Long because the card shows every entry of the member in the document's order, each with
+    its cost and problems.
+    """
     shown = member_evaluation(evaluation, index)
     at, result = shown["at"], shown["result"]
     pool = _ProblemPool(shown)
@@ -370,6 +374,32 @@ def force_problems(evaluation: dict[str, Any]) -> list[dict[str, Any]]:
 # --- the member builder ------------------------------------------------------------------
 
 
+@dataclass(frozen=True, slots=True)
+class RerollCosts:
+    """What re-rolling and picking a skill advancement cost now (R5, R5a), for the member
+    builder and a campaign's level-up page alike: re-rolls already paid for stay paid, and
+    a re-roll is not offered when it would take FR below 0 (R3)."""
+
+    rerolls_paid: int  # FR
+    can_reroll: bool
+    reroll: int = engine.REROLL_FR_COST
+    pick: int = engine.PICK_FR_COST
+
+    @property
+    def pick_total(self) -> int:
+        """What picking costs in all, re-rolls already paid included."""
+        return self.rerolls_paid + self.pick
+
+
+def reroll_costs(rerolls: int, fr_now: int | None) -> RerollCosts:
+    """The costs for an advancement re-rolled `rerolls` times, of a member with `fr_now`
+    FR as the stored evaluation says (None when there is none: a re-roll is offered)."""
+    return RerollCosts(
+        rerolls_paid=rerolls * engine.REROLL_FR_COST,
+        can_reroll=fr_now is None or fr_now >= engine.REROLL_FR_COST,
+    )
+
+
 @dataclass(slots=True)
 class FreeSlot:
     """A free advancement slot of the builder (R4, R5) and where its roll stands."""
@@ -389,18 +419,26 @@ class FreeSlot:
     pick_options: tuple[options.Option, ...]
     free_choices: list[Any]
     can_clear: bool
-    rerolls_paid: int = 0  # FR already paid for re-rolls: it stays paid (R5a)
-    can_reroll: bool = True  # a re-roll would not take FR below 0 (R5a)
+    costs: RerollCosts
+
+    @property
+    def rerolls_paid(self) -> int:
+        return self.costs.rerolls_paid
+
+    @property
+    def can_reroll(self) -> bool:
+        return self.costs.can_reroll
 
     @property
     def pick_total(self) -> int:
-        """What picking costs in all, re-rolls already paid included (R5, R5a)."""
-        return self.rerolls_paid + engine.PICK_FR_COST
+        return self.costs.pick_total
 
 
 def free_slots(
     member: Member, data: dict[str, Any], card: MemberCard, catalogue: Catalogue
 ) -> list[FreeSlot]:
+    """Long because each slot's roll state, options and costs are worked out together from the
+    same line and rolls."""
     society = catalogue.societies.get(member.society)
     advancements = data["free_advancements"]
     slots = []
@@ -457,9 +495,10 @@ def free_slots(
                     else []
                 ),
                 can_clear=adv is not None and index == len(advancements) - 1,
-                rerolls_paid=int((adv or {}).get("rerolls") or 0) * engine.REROLL_FR_COST,
-                can_reroll=card.result is None
-                or card.result["stats"]["FR"] >= engine.REROLL_FR_COST,
+                costs=reroll_costs(
+                    int((adv or {}).get("rerolls") or 0),
+                    card.result["stats"]["FR"] if card.result is not None else None,
+                ),
             )
         )
     return slots

@@ -11,7 +11,8 @@ another edition keep the evaluation of their own edition.
 from collections.abc import Iterable
 from typing import Any, TypeVar
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import AnonymousUser
+from django.contrib.auth.models import User as Player
 from django.db.models import Count, Prefetch, QuerySet, prefetch_related_objects
 from django.shortcuts import get_object_or_404
 
@@ -21,7 +22,7 @@ from roster.models import Force, Member, SkillRoll
 from roster.policy import policy_for
 from rules.loader import get_catalogue
 
-User = AbstractBaseUser | AnonymousUser
+User = Player | AnonymousUser
 Forces = TypeVar("Forces", bound=Iterable[Force])
 
 
@@ -65,7 +66,7 @@ def forces_for(*, user: User) -> QuerySet[Force]:
     return Force.objects.filter(owner=user)
 
 
-def _rolls() -> Prefetch:
+def _rolls() -> "Prefetch[str, QuerySet[SkillRoll], str]":
     return Prefetch("rolls", queryset=SkillRoll.objects.order_by("created_at", "id"))
 
 
@@ -195,7 +196,7 @@ def forces_listed_for(*, user: User) -> QuerySet[Force]:
     return (
         forces_for(user=user)
         .annotate(member_count=Count("members"))
-        .order_by(*Force._meta.ordering)
+        .order_by(*(Force._meta.ordering or ()))
     )
 
 

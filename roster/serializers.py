@@ -12,12 +12,19 @@ from rest_framework import serializers
 from dbd_site import inputs
 from dbd_site.compression import shows_secret
 from dbd_site.serializers import StrictSerializer
+from idempotency import decorators as idempotency_keys
 from roster import documents, engine, selectors
 from roster.models import Force, SkillRoll
 from roster.schema import DOCUMENT_REF
 
-# The document's own shape codes, and the refusals of the JSON parser (dbd_site.inputs).
-SHAPE_CODES = sorted(set(documents.SHAPE_CODES.values()) | {"invalid"} | set(inputs.CODES))
+# The document's own shape codes, the refusals of the JSON parser (dbd_site.inputs) and
+# of an Idempotency-Key.
+SHAPE_CODES = sorted(
+    set(documents.SHAPE_CODES.values())
+    | {"invalid"}
+    | set(inputs.CODES)
+    | set(idempotency_keys.CODES)
+)
 
 
 class ProblemSerializer(StrictSerializer):

@@ -20,7 +20,7 @@ works a stored evaluation out again after the rules' content changed, moving the
 only when the answer changed.
 
 Refusals raise `dbd_site.errors.DomainError` kinds; callers render them. Real dice are
-`random.SystemRandom()`; tests inject a seeded or scripted `random.Random`.
+`rules.dice.server_dice()`; tests inject a seeded or scripted `random.Random`.
 """
 
 import copy
@@ -30,9 +30,10 @@ import re
 import secrets
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, TypeVar
+from datetime import datetime
+from typing import Any, Generic, TypeVar
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import Prefetch
 from django.utils import timezone
@@ -45,6 +46,7 @@ from dbd_site.errors import (
     PreconditionFailed,
     Problem,
     declare_codes,
+    pointer,
     under,
 )
 from dbd_site.inputs import is_whole_number
@@ -106,14 +108,14 @@ class Draft:
 
 
 @dataclass(frozen=True, slots=True)
-class Written:
+class Written(Generic[T]):
     """What a command did: the force as stored now, and the command's own value.
 
     `members` are its member rows as stored, in order (those read under the lock keep
     their stored rolls; rolls the command made are not among them)."""
 
     force: Force
-    value: Any
+    value: T
     members: list[Member] = field(default_factory=list)
 
 
@@ -217,7 +219,9 @@ def _check_rules(locked: Force, command: Command, catalogue: Catalogue) -> None:
         )
 
 
-def _unchanged(locked: Force, rows: list[Member], draft: Draft, evaluation: dict) -> bool:
+def _unchanged(
+    locked: Force, rows: list[Member], draft: Draft, evaluation: dict[str, Any]
+) -> bool:
     """Whether storing the draft would change nothing but the content version."""
     return (
         evaluation == locked.evaluation
@@ -239,13 +243,16 @@ def _write(
     check: Check | None = None,
     quiet: bool = False,
     dry_run: bool = False,
-) -> Written:
+) -> Written[T]:
     """Run one command through the write path (see the module's docstring).
 
     `quiet`: when the change leaves the force and its evaluation as they were, only the
     content version is stored, and the version does not move (a client's `If-Match`
     still holds). `dry_run`: everything but storing, with the policy's refusals
     collected rather than raised; the answer leaves as `_DryRun`.
+
+    Long because it is the write path's steps (the module's docstring) in their order, in
+    one transaction.
     """
     catalogue = get_catalogue()
     refusals: list[Problem] = []
@@ -395,7 +402,7 @@ def _store(
             state.id = row.pk
             by_id[row.pk] = row
     for state, roll in draft.new_rolls:
-        roll.member_id = state.id
+        roll.member_id = _saved(state)
     SkillRoll.objects.bulk_create([roll for _, roll in draft.new_rolls])
     force.name = draft.name
     force.resources = draft.resources
@@ -404,7 +411,13 @@ def _store(
     force.version += 1
     force.updated_at = timezone.now()
     force.save(update_fields=_STORED_FIELDS)
-    return [by_id[state.id] for state in draft.members]
+    return [by_id[_saved(state)] for state in draft.members]
+
+
+def _saved(state: MemberState) -> int:
+    """The id of a member `_store` has saved (every member has one once it has run)."""
+    assert state.id is not None
+    return state.id
 
 
 def _touch(force: Force, command: Command, change: Callable[[Force], None]) -> Force:
@@ -425,7 +438,7 @@ def _touch(force: Force, command: Command, change: Callable[[Force], None]) -> F
 # --- forces ---------------------------------------------------------------------------------
 
 
-def _new_force(owner: AbstractBaseUser, name: str, resources: int, rules_version: str) -> Force:
+def _new_force(owner: User, name: str, resources: int, rules_version: str) -> Force:
     return Force.objects.create(
         owner=owner, name=name, resources=resources, rules_version=rules_version
     )
@@ -448,7 +461,7 @@ FORCE_NAME_MAX = Force._meta.get_field("name").max_length or 100
 _COPY_SUFFIX = re.compile(r" \(copy(?: \d+)?\)$")
 
 
-def copy_name(owner: AbstractBaseUser, name: str) -> str:
+def copy_name(owner: User, name: str) -> str:
     """A name for a copy of `name` that none of `owner`'s forces has: "Name (copy)", then
     "Name (copy 2)", "Name (copy 3)"... A copy of a copy counts on from the original's
     name, and a long name is shortened to leave room for the suffix."""
@@ -466,13 +479,13 @@ def copy_name(owner: AbstractBaseUser, name: str) -> str:
     raise AssertionError("unreachable: itertools.count never ends")
 
 
-def create_force(*, owner: AbstractBaseUser, name: str, resources: int = 50) -> Force:
+def create_force(*, owner: User, name: str, resources: int = 50) -> Force:
     with transaction.atomic():
         force = _new_force(owner, name, resources, get_catalogue().rules_version)
         return _write(force, Command("create", owner), lambda draft: None).force
 
 
-def import_force(*, owner: AbstractBaseUser, document: Any, as_copy: bool = False) -> Force:
+def import_force(*, owner: User, document: Any, as_copy: bool = False) -> Force:
     """A new force from a dbd-roster/1 document; a malformed one creates nothing (400).
 
     Rolls cannot travel in a document, so every rolled skill in it is unverified (R5).
@@ -496,8 +509,70 @@ def import_force(*, owner: AbstractBaseUser, document: Any, as_copy: bool = Fals
         return _write(force, Command("import", owner), change).force
 
 
+@dataclass(frozen=True, slots=True)
+class RestoredRoll:
+    """A server roll as an export holds it (`campaign.exports`): the member it was made
+    for (an index into the document's members) and the roll as it was made."""
+
+    member: int
+    rolled_by: User | None
+    slot: str
+    table: str
+    dice: list[int]
+    outcome: str
+    skill: str  # "" when the roll gave none
+    choices: list[str]
+    created_at: datetime
+
+
+def restore_force(
+    *, owner: User, document: Any, rules_version: str, rolls: Sequence[RestoredRoll]
+) -> Force:
+    """A force as an export holds it (a campaign's, `campaign.exports`): its document, the
+    edition it was built under, and its server roll history, so its rolled skills stay
+    verified (R5). A malformed document creates nothing (400).
+
+    The app's own bookkeeping (no actor): a force on an older edition is restored as it
+    was, for its player to move (issue #13)."""
+    try:
+        roster = documents.parse(document)
+    except documents.MalformedDocument as exc:
+        raise Invalid.of(exc.problems) from exc
+    with transaction.atomic():
+        force = _new_force(owner, roster.name, roster.resources, rules_version)
+        made: list[SkillRoll] = []
+
+        def change(draft: Draft) -> None:
+            _replace_members(draft, document["members"])
+            for roll in rolls:
+                row = SkillRoll(
+                    rolled_by=roll.rolled_by,
+                    slot=roll.slot,
+                    table=roll.table,
+                    dice=roll.dice,
+                    outcome=roll.outcome,
+                    skill=roll.skill,
+                    choices=roll.choices,
+                )
+                draft.new_rolls.append((draft.members[roll.member], row))
+                made.append(row)
+
+        written = _write(force, Command("import", None, "restored from an export"), change)
+        for roll, row in zip(rolls, made, strict=True):
+            # Stored at insert as now (`auto_now_add`): the time the roll was made replaces it.
+            SkillRoll.objects.filter(pk=row.pk).update(created_at=roll.created_at)
+        return written.force
+
+
+def restore_times(*, force: Force, created_at: datetime, updated_at: datetime) -> None:
+    """The last step of restoring a force from an export (`campaign.exports`): the times
+    the export holds, which every write before this one moved. Nothing the rules see
+    changes, and the version does not move (nothing has been shown of the force yet)."""
+    Force.objects.filter(pk=force.pk).update(created_at=created_at, updated_at=updated_at)
+
+
 def duplicate_force(
-    *, force: Force, owner: AbstractBaseUser, name: str | None = None, actor=None
+    *, force: Force, owner: User, name: str | None = None, actor: User | None = None
 ) -> Force:
     """A copy with its members and their roll history (so verified rolls stay verified).
 
@@ -540,7 +615,7 @@ def refresh_evaluation(*, force: Force) -> Force:
     return _write(force, command, lambda draft: None, quiet=True).force
 
 
-def preview_rules_update(*, force: Force, actor: AbstractBaseUser | None) -> RulesUpdate:
+def preview_rules_update(*, force: Force, actor: User | None) -> RulesUpdate:
     """What `move_to_rules` would store, worked out through the write path and not
     stored: the cost, Resources, legality, errors and warnings before and after, and
     the policy's refusals of the move now (a campaign copy with a battle pending)."""
@@ -555,7 +630,7 @@ def preview_rules_update(*, force: Force, actor: AbstractBaseUser | None) -> Rul
 def move_to_rules(
     *,
     force: Force,
-    actor: AbstractBaseUser | None,
+    actor: User | None,
     if_match: int | None = None,
     made_on: int | None = None,
 ) -> Force:
@@ -570,7 +645,7 @@ def move_to_rules(
 def update_force_details(
     *,
     force: Force,
-    actor: AbstractBaseUser | None,
+    actor: User | None,
     name: str | None = None,
     resources: int | None = None,
     if_match: int | None = None,
@@ -590,7 +665,7 @@ def update_force_details(
 def replace_document(
     *,
     force: Force,
-    actor: AbstractBaseUser | None,
+    actor: User | None,
     document: Any,
     if_match: int | None = None,
 ) -> Force:
@@ -613,7 +688,7 @@ def replace_document(
 def patch_document(
     *,
     force: Force,
-    actor: AbstractBaseUser | None,
+    actor: User | None,
     changes: Mapping[str, Any],
     if_match: int | None = None,
 ) -> Force:
@@ -637,9 +712,7 @@ def patch_document(
     return _write(force, command, change, if_match=if_match).force
 
 
-def delete_force(
-    *, force: Force, actor: AbstractBaseUser | None, if_match: int | None = None
-) -> None:
+def delete_force(*, force: Force, actor: User | None, if_match: int | None = None) -> None:
     with transaction.atomic():
         policy = policy_for(force)
         policy.lock()
@@ -649,7 +722,7 @@ def delete_force(
         locked.delete()
 
 
-def set_share_link(*, force: Force, actor: AbstractBaseUser | None, enabled: bool) -> Force:
+def set_share_link(*, force: Force, actor: User | None, enabled: bool) -> Force:
     """Turn the read-only link on (a new unguessable token) or off."""
 
     def change(locked: Force) -> None:
@@ -664,7 +737,7 @@ def set_share_link(*, force: Force, actor: AbstractBaseUser | None, enabled: boo
 def add_member(
     *,
     force: Force,
-    actor: AbstractBaseUser | None,
+    actor: User | None,
     data: Any,
     made_on: int | None = None,
 ) -> Member:
@@ -682,13 +755,13 @@ def add_member(
 
     command = Command("recruit", actor, f"recruited {data.get('name', 'a member')}")
     written = _write(force, command, change, made_on=made_on)
-    return Member.objects.get(pk=written.value.id)
+    return Member.objects.get(pk=_saved(written.value))
 
 
 def change_member(
     *,
     force: Force,
-    actor: AbstractBaseUser | None,
+    actor: User | None,
     member_id: int,
     change: Callable[[dict[str, Any]], dict[str, Any]],
     description: str | Callable[[], str] = "",
@@ -707,7 +780,7 @@ def change_member(
         try:
             documents.parse_member(data)
         except documents.MalformedDocument as exc:
-            at = documents.pointer("members", draft.index_of(state))
+            at = pointer("members", draft.index_of(state))
             raise Invalid.of(under(at, exc.problems)) from exc
         state.data = data
         return state
@@ -720,15 +793,13 @@ def change_member(
     return member
 
 
-def update_member(
-    *, force: Force, actor: AbstractBaseUser | None, member_id: int, data: Any
-) -> Member:
+def update_member(*, force: Force, actor: User | None, member_id: int, data: Any) -> Member:
     """Replace a member's JSON (keeping its place and its rolls)."""
     return change_member(force=force, actor=actor, member_id=member_id, change=lambda _: data)
 
 
 def remove_member(
-    *, force: Force, actor: AbstractBaseUser | None, member_id: int, made_on: int | None = None
+    *, force: Force, actor: User | None, member_id: int, made_on: int | None = None
 ) -> None:
     """Retire a member from the force (R18a: their history stays in past battles)."""
 
@@ -741,7 +812,9 @@ def remove_member(
 # --- skill rolls and picks (R5, R5a, R17) -------------------------------------------------
 
 
-def _slot(draft: Draft, member_id: int, slot: str) -> tuple[MemberState, list[dict], int]:
+def _slot(
+    draft: Draft, member_id: int, slot: str
+) -> tuple[MemberState, list[dict[str, Any]], int]:
     state = draft.member(member_id)
     kind, _, index = slot.partition("/")
     if kind not in SLOT_KINDS or not is_whole_number(index):
@@ -761,16 +834,26 @@ def _slot(draft: Draft, member_id: int, slot: str) -> tuple[MemberState, list[di
     return state, advancements, position
 
 
+def _skill_table(
+    catalogue: Catalogue, data: Mapping[str, Any], advancement: Mapping[str, Any]
+) -> str | None:
+    """The table an advancement's line rolls on (R5), or None when it is no skill line of
+    the member's society."""
+    society = catalogue.societies.get(data["club"]["society"])
+    number: Any = advancement.get("line")  # as the caller sent it: not yet checked
+    line = society.lines.get(number) if society else None
+    return line.skill_category if line is not None and line.kind == "skill" else None
+
+
 def _line_category(state: MemberState, advancement: dict[str, Any]) -> str:
-    society = get_catalogue().societies.get(state.data["club"]["society"])
-    line = society.lines.get(advancement.get("line")) if society else None
-    if line is None or line.kind != "skill":
+    table = _skill_table(get_catalogue(), state.data, advancement)
+    if table is None:
         raise Invalid(
             "not-a-skill-slot",
             "Only a skill line is rolled for; choose a skill line first.",
             pointer="/slot",
         )
-    return line.skill_category
+    return table
 
 
 def _sequence(rolls: list[SkillRoll]) -> list[SkillRoll]:
@@ -800,7 +883,7 @@ def _no_new_fr_breach(member_id: int, slot: str, before: Collection[tuple[str, s
 
     def check(evaluation: engine.Evaluation, draft: Draft) -> None:
         state = draft.member(member_id)
-        at = documents.pointer("members", draft.index_of(state), *slot.split("/"))
+        at = pointer("members", draft.index_of(state), *slot.split("/"))
         breach = [
             p
             for p in evaluation.errors
@@ -824,7 +907,7 @@ def _stored_errors(force: Force) -> set[tuple[str, str]]:
 def roll_skill(
     *,
     force: Force,
-    actor: AbstractBaseUser | None,
+    actor: User | None,
     member_id: int,
     slot: str,
     table: str | None = None,
@@ -836,6 +919,9 @@ def roll_skill(
     After a natural 12, `table` names the table to roll on next (any of them). Rolling
     again after a result is a re-roll: -1 FR, counted in the advancement's `rerolls`,
     refused when it would take FR below 0 (R5a).
+
+    Long because a roll, a re-roll and a roll after a natural 12 share their checks and the
+    stored roll (R5, R5a).
     """
     catalogue = get_catalogue()
 
@@ -847,7 +933,7 @@ def roll_skill(
         sequence = _sequence(earlier)
         continuing = bool(sequence) and sequence[-1].outcome == SkillRoll.Outcome.NATURAL_12
         if continuing:
-            if table not in catalogue.skill_categories:
+            if table is None or table not in catalogue.skill_categories:
                 names = ", ".join(catalogue.skill_categories)
                 raise Invalid(
                     "table-required",
@@ -893,7 +979,7 @@ def roll_skill(
 def take_free_pick(
     *,
     force: Force,
-    actor: AbstractBaseUser | None,
+    actor: User | None,
     member_id: int,
     slot: str,
     skill: str,
@@ -927,7 +1013,7 @@ def take_free_pick(
 def pick_skill(
     *,
     force: Force,
-    actor: AbstractBaseUser | None,
+    actor: User | None,
     member_id: int,
     slot: str,
     skill: str,
@@ -958,7 +1044,7 @@ def pick_skill(
 def take_level_up(
     *,
     force: Force,
-    actor: AbstractBaseUser | None,
+    actor: User | None,
     member_id: int,
     advancement: dict[str, Any],
     rng: random.Random | None = None,
@@ -969,6 +1055,9 @@ def take_level_up(
 
     The new level-up must itself be legal (an open roll excepted): any new error at it
     refuses the whole change, pointing at what the caller sent.
+
+    Long because the level-up, its roll and the check that it is itself legal run in one
+    change.
     """
     catalogue = get_catalogue()
     slot_holder: dict[str, str] = {}
@@ -979,13 +1068,12 @@ def take_level_up(
         slot = f"level_ups/{index}"
         slot_holder["slot"] = slot
         state.data["level_ups"] = [*state.data["level_ups"], dict(advancement)]
-        society = catalogue.societies.get(state.data["club"]["society"])
-        line = society.lines.get(advancement.get("line")) if society else None
-        if line is not None and line.kind == "skill" and "skill" not in advancement:
+        table = _skill_table(catalogue, state.data, advancement)
+        if table is not None and "skill" not in advancement:
             if rng is None:
                 raise Invalid("roll-refused", "A rolled skill needs the server's dice.")
             owned = owned_skills(state.data, exclude_slot=slot)
-            result = engine.roll_skill(catalogue.skill_categories[line.skill_category], owned, rng)
+            result = engine.roll_skill(catalogue.skill_categories[table], owned, rng)
             draft.new_rolls.append(
                 (
                     state,
@@ -1012,7 +1100,7 @@ def take_level_up(
 
     def check(evaluation: engine.Evaluation, draft: Draft) -> None:
         state = draft.member(member_id)
-        at = documents.pointer("members", draft.index_of(state), *slot_holder["slot"].split("/"))
+        at = pointer("members", draft.index_of(state), *slot_holder["slot"].split("/"))
         new = [
             p
             for p in evaluation.errors
@@ -1043,6 +1131,8 @@ def award_xp(
 
     def change(draft: Draft) -> None:
         for state in draft.members:
+            if state.id is None:
+                continue
             if state.id in xp:
                 state.data["xp"] = max(0, state.data["xp"] + xp[state.id])
             if state.id in keep:
@@ -1054,6 +1144,7 @@ def award_xp(
 __all__ = [
     "DomainError",
     "Draft",
+    "RestoredRoll",
     "Written",
     "add_member",
     "award_xp",
@@ -1071,6 +1162,8 @@ __all__ = [
     "refresh_evaluation",
     "remove_member",
     "replace_document",
+    "restore_force",
+    "restore_times",
     "roll_skill",
     "set_share_link",
     "take_free_pick",

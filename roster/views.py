@@ -9,7 +9,6 @@ everything works as plain HTML forms (POST, then redirect) without JavaScript.
 """
 
 import json
-import random
 import re
 from collections.abc import Callable
 from functools import cache
@@ -33,6 +32,7 @@ from dbd_site.compression import shows_secret
 from dbd_site.errors import DomainError
 from dbd_site.inputs import is_whole_number
 from dbd_site.rendering import add_refusal_to_form, is_htmx, refusal_messages, render_page
+from idempotency.decorators import idempotent
 from roster import cache_keys, engine, member_rows, options, selectors, services
 from roster.changes import BETWEEN_BATTLES, CHANGES, Rejected
 from roster.documents import Problem
@@ -59,13 +59,8 @@ from roster.presenters import (
     name_shared,
     roll_outcome,
 )
+from rules import dice
 from rules.loader import get_catalogue
-
-
-def dice() -> random.Random:
-    """Where the server's d12s come from (R5). Tests swap in scripted dice."""
-    return random.SystemRandom()
-
 
 # --- rendering helpers -------------------------------------------------------------------
 
@@ -90,6 +85,8 @@ def _member(force: Force, member_id: int) -> Member:
 def _force_context(
     request: HttpRequest, force: Force, *, read_only: bool = False
 ) -> dict[str, Any]:
+    """Long because it gathers what the force page shows, each piece a line, in the page's
+    order."""
     catalogue = get_catalogue()
     viewer = None if read_only else request.user.pk
 
@@ -300,6 +297,7 @@ def force_detail(request: HttpRequest, force_id: int) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET", "HEAD", "POST"])
+@idempotent
 def force_edit(request: HttpRequest, force_id: int) -> HttpResponse:
     """The force's name and Resources: inline on the force page with htmx, a page without."""
     force = _force(request, force_id)
@@ -332,6 +330,7 @@ def force_edit(request: HttpRequest, force_id: int) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET", "HEAD", "POST"])
+@idempotent
 def force_rename(request: HttpRequest, force_id: int) -> HttpResponse:
     """Rename a force from My forces, where a copy ("Name (copy)") stands beside its
     original: a small form on each force, without JavaScript. A refused name is shown
@@ -357,6 +356,7 @@ def force_rename(request: HttpRequest, force_id: int) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET", "HEAD", "POST"])
+@idempotent
 def force_delete(request: HttpRequest, force_id: int) -> HttpResponse:
     force = _force(request, force_id)
     if request.method == "POST" or not policy_for(force).offers("delete"):
@@ -386,6 +386,7 @@ def force_duplicate(request: HttpRequest, force_id: int) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET", "HEAD", "POST"])
+@idempotent
 def force_rules(request: HttpRequest, force_id: int) -> HttpResponse:
     """Review what the current edition of the rules changes for a force built under an
     older one, and accept the move (issue #13). The numbers are the write path's own: the
@@ -423,6 +424,7 @@ def force_rules(request: HttpRequest, force_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
+@idempotent
 def force_share(request: HttpRequest, force_id: int) -> HttpResponse:
     """Turn the read-only link on or off (`enabled` = "on" / "off")."""
     force = _force(request, force_id)
@@ -474,6 +476,7 @@ def force_shared(request: HttpRequest, token: str) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET", "HEAD", "POST"])
+@idempotent
 def member_add(request: HttpRequest, force_id: int) -> HttpResponse:
     """Steps 1 and 2 (name, statistics, club); the member page does the rest."""
     force = _force(request, force_id)
@@ -545,6 +548,9 @@ def _builder_context(
     The options and forms are made only when the template reads them (Django calls a
     callable it finds in the context), so the answer to one step's change judges and
     renders that step alone.
+
+    Long because it lists every step's options and forms lazily, one entry per step, in the
+    page's order.
     """
     catalogue = get_catalogue()
     members = list(force.members.all())
@@ -656,12 +662,12 @@ def _builder_response(
     section: str,
     *,
     notice: str = "",
-    rejected: Rejected | None = None,
+    refused: DomainError | None = None,
     changed: Member | None = None,
 ) -> HttpResponse:
     """After a change: htmx gets the changed step, with the card, status and notice out of
     band; a plain form post is redirected back to the step (PRG), or shown the page again
-    with the problem (400).
+    with the refusal (`refused`: its status, its words beside the step).
 
     `changed` is the member as the write path stored it (its `force` showing the stored
     evaluation, version and members), when the caller holds it: then nothing is read
@@ -669,7 +675,7 @@ def _builder_response(
     refreshes each one as it comes into view (the "builder-changed" event,
     static/js/site.js).
     """
-    if rejected is None and not is_htmx(request):
+    if refused is None and not is_htmx(request):
         messages.success(request, notice)
         url = reverse("roster:member", args=[force_id, member_id])
         return redirect(f"{url}?step={section}#step-{section}")
@@ -677,8 +683,9 @@ def _builder_response(
         force, member = changed.force, changed
     else:
         force, member = _builder_member(request, force_id, member_id)
-    forms_ = {rejected.form_name: rejected.form} if rejected and rejected.form else None
-    errors = {rejected.section: rejected.messages} if rejected else None
+    form = refused.form if isinstance(refused, Rejected) else None
+    forms_ = {refused.form_name: form} if isinstance(refused, Rejected) and form else None
+    errors = {section: [] if form else _refusal_texts(refused)} if refused else None
     context = _builder_context(
         request,
         force,
@@ -688,10 +695,10 @@ def _builder_response(
         notice=notice,
         open_steps=frozenset({section}),
     )
-    if context["name_taken"] and section == "basics" and rejected is None:
+    if context["name_taken"] and section == "basics" and refused is None:
         # Saved (a draft may break rules), but not "Saved" alone: R10 wants unique names.
         context["notice"] = f"Saved, but another member is already called {member.name}."
-    status = rejected.status if rejected else 200
+    status = refused.status if refused else 200
     if not is_htmx(request):
         return render_page(request, "roster/member.html", context, status=status, compact=True)
     context["step_partial"] = f"roster/member.html#step-{section}"
@@ -705,7 +712,7 @@ def _builder_response(
         partial="step-answer",
         compact=True,
     )
-    if rejected is None:
+    if refused is None:
         trigger_client_event(response, "builder-changed", {"step": f"step-{section}"})
     return response
 
@@ -718,20 +725,20 @@ def made_on(request: HttpRequest) -> int | None:
     return int(raw) if is_whole_number(raw) else None
 
 
-def _refused(section: str, exc: DomainError) -> Rejected:
-    """A refusal of the write path, in words beside the step: a problem inside a member
-    is said relative to the member ("purchases, entry 1: ...")."""
-    texts = [
+def _refusal_texts(refused: DomainError) -> list[str]:
+    """A refusal in words beside the step: a problem inside a member is said relative to
+    the member ("purchases, entry 1: ...")."""
+    return [
         _problem_text(Problem(re.sub(r"^/members/\d+", "", p.pointer), p.code, p.message))
         if p.pointer.startswith("/members/")
         else p.message
-        for p in exc.problems
+        for p in refused.problems
     ]
-    return Rejected(section, *texts, status=exc.status)
 
 
 @login_required
 @require_POST
+@idempotent
 def member_edit(request: HttpRequest, force_id: int, member_id: int, step: str) -> HttpResponse:
     """One builder step's change: the step's form data applied to the member as stored
     now, through the write path (which the force's policy judges)."""
@@ -763,12 +770,10 @@ def member_edit(request: HttpRequest, force_id: int, member_id: int, step: str) 
             description=lambda: f"{names[-1]}: {notices[-1].rstrip('.')}",
             made_on=made_on(request),
         )
-    except Rejected as exc:
-        return _builder_response(request, force_id, member_id, exc.section, rejected=exc)
     except DomainError as exc:
-        return _builder_response(
-            request, force_id, member_id, section, rejected=_refused(section, exc)
-        )
+        if isinstance(exc, Rejected):
+            section = exc.section
+        return _builder_response(request, force_id, member_id, section, refused=exc)
     return _builder_response(
         request, force_id, member_id, section, notice=notices[-1], changed=changed
     )
@@ -790,6 +795,7 @@ def _roll_notice(roll: SkillRoll) -> str:
 
 @login_required
 @require_POST
+@idempotent
 def member_roll(request: HttpRequest, force_id: int, member_id: int) -> HttpResponse:
     """Roll 1d12 on the server for a skill advancement (R5); re-rolls cost FR (R5a)."""
     force = _force(request, force_id)
@@ -801,18 +807,17 @@ def member_roll(request: HttpRequest, force_id: int, member_id: int) -> HttpResp
             member_id=member.pk,
             slot=request.POST.get("slot", ""),
             table=request.POST.get("table") or None,
-            rng=dice(),
+            rng=dice.server_dice(),
             made_on=made_on(request),
         )
     except DomainError as exc:
-        return _builder_response(
-            request, force_id, member_id, "free", rejected=_refused("free", exc)
-        )
+        return _builder_response(request, force_id, member_id, "free", refused=exc)
     return _builder_response(request, force_id, member_id, "free", notice=_roll_notice(roll))
 
 
 @login_required
 @require_POST
+@idempotent
 def member_pick(request: HttpRequest, force_id: int, member_id: int) -> HttpResponse:
     """Pick the skill outright instead of rolling (R5: -2 FR)."""
     return _skill_choice(request, force_id, member_id, services.pick_skill)
@@ -820,6 +825,7 @@ def member_pick(request: HttpRequest, force_id: int, member_id: int) -> HttpResp
 
 @login_required
 @require_POST
+@idempotent
 def member_free_pick(request: HttpRequest, force_id: int, member_id: int) -> HttpResponse:
     """After a roll the student cannot take: pick among the roll's choices, free (R5)."""
     return _skill_choice(request, force_id, member_id, services.take_free_pick)
@@ -842,15 +848,14 @@ def _skill_choice(
             made_on=made_on(request),
         )
     except DomainError as exc:
-        return _builder_response(
-            request, force_id, member_id, "free", rejected=_refused("free", exc)
-        )
+        return _builder_response(request, force_id, member_id, "free", refused=exc)
     notice = f"Took {catalogue.skills[skill].name}."
     return _builder_response(request, force_id, member_id, "free", notice=notice)
 
 
 @login_required
 @require_http_methods(["GET", "HEAD", "POST"])
+@idempotent
 def member_remove(request: HttpRequest, force_id: int, member_id: int) -> HttpResponse:
     force = _force(request, force_id)
     member = _member(force, member_id)

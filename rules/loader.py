@@ -4,6 +4,7 @@ import functools
 from dataclasses import replace
 from fractions import Fraction
 from types import MappingProxyType
+from typing import Any
 
 from rules import catalogue as c
 from rules import models
@@ -25,11 +26,13 @@ def clear_catalogue_cache() -> None:
     get_catalogue.cache_clear()
 
 
-def _options(raw: list[dict]) -> tuple[c.StatisticOption, ...]:
+def _options(raw: list[dict[str, Any]]) -> tuple[c.StatisticOption, ...]:
     return tuple(c.StatisticOption(o["statistic"], int(o["amount"])) for o in raw)
 
 
 def build_catalogue(rules_version: str) -> c.Catalogue:
+    """Long because it reads each table of the rules in turn into its plain-data form; split,
+    the order of the reads would be harder to see."""
     lines_by_society: dict[str, dict[int, c.AdvancementLine]] = {}
     for line in models.AdvancementLine.objects.order_by("society_id", "number"):
         lines_by_society.setdefault(line.society_id, {})[line.number] = c.AdvancementLine(

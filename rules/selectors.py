@@ -181,6 +181,9 @@ def rules_index(*, query: str = "") -> RulesIndex:
     equipment or a spell on its name or summary (a spell also on an outcome's effect).
     Matching is case-insensitive. At most eleven queries, however much content matches
     (a prefetch with nothing to attach to is skipped).
+
+    Long because it narrows the four kinds of entry the reference shows, each in the same
+    few steps, side by side.
     """
     query = query.strip()
 

@@ -216,6 +216,21 @@ def eve():
 
 
 @pytest.fixture
+def alice_api(alice):
+    """An API client with Alice's session."""
+    from tests.roster.builders import signed_in
+
+    return signed_in(alice)
+
+
+@pytest.fixture
+def bob_api(bob):
+    from tests.roster.builders import signed_in
+
+    return signed_in(bob)
+
+
+@pytest.fixture
 def campaign(organiser, alice, bob):
     """Spring League: Olga organises, Alice and Bob have joined (no forces entered yet)."""
     from campaign import services

@@ -41,3 +41,13 @@ def test_an_undeclared_code_cannot_be_raised():
         Invalid("no-such-code-anywhere", "Never raised.")
     with pytest.raises(ValueError, match="at least one problem"):
         DomainError.of([])
+
+
+def test_the_api_errors_page_lists_every_declared_code_as_declared():
+    """docs/api-errors.md is generated: `python manage.py api_errors_doc` writes it."""
+    from dbd_site.error_docs import PAGE, api_errors_page
+
+    assert PAGE.read_text() == api_errors_page(), (
+        "docs/api-errors.md is out of date: run `python manage.py api_errors_doc`."
+    )
+    assert all(f"| `{code}` |" in PAGE.read_text() for code in declared_codes())

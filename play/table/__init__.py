@@ -10,6 +10,8 @@ One module per area, each an attribute of the package: a caller writes `from pla
 table` and names the area where it uses a rule (`table.attacks.plan_attack`).
 
 - `dice`: the d12 and d3, dice entered at the table, chances, a roll's modifiers.
+- `commitment`: the server's dice as a stream from a secret seed committed to at the
+  start and revealed at the end, and the check of a finished battle's dice.
 - `figures`: a figure's numbers, the skills and equipment that change a roll, statuses.
 - `state`: what changes during a battle (HP, status, markers, items), as JSON-ready data.
 - `attacks`: declared attacks and every printed modifier (P2), one die's result.
@@ -67,6 +69,7 @@ ERROR_CODES = declare_codes(
 # The areas, after the codes they raise are declared.
 from play.table import (  # noqa: E402
     attacks,
+    commitment,
     damage,
     decisions,
     dice,
@@ -83,6 +86,7 @@ from play.table import (  # noqa: E402
 __all__ = [
     "ERROR_CODES",
     "attacks",
+    "commitment",
     "damage",
     "decisions",
     "dice",

@@ -247,6 +247,9 @@ def plan_attack(
     `weapon_slug` None is an attack without a weapon; `equipment` is the catalogue's;
     `context` what the battle's state adds (markers, HP, a leader, uses spent).
     Raises `Invalid` with every problem at once (pointers into the declaration).
+
+    Long because every printed modifier (P2) is applied in one place, in the order the
+    rulebook lists them.
     """
     s = situation
     if context.target_markers.get(FORTIFY, 0) > 0 and not s.target_fortified:
@@ -919,7 +922,10 @@ def spend(t: Table, fid: str, plan: AttackPlan) -> str:
 def roll_attack(t: Table, plan: AttackPlan, attacker_id: str, target_id: str) -> Outcome:
     """Roll a planned attack: per attack its die (and the re-roll's second die, P8: the
     better stands), then Subdual's or Exploit Weakness's die; the dice on the battle
-    (`damage.apply_attack`); the defender's decisions (`decisions.open_after_attack`)."""
+    (`damage.apply_attack`); the defender's decisions (`decisions.open_after_attack`).
+
+    Long because each attack's dice are rolled and applied in the order the rules give them.
+    """
     attacker, target = t.figures[attacker_id], t.figures[target_id]
     spent = spend(t, attacker_id, plan)
     inches = dodge_for_cover_inches(target)

@@ -281,7 +281,10 @@ def apply_attack(
     Gamble; Subdual's knock-out roll or Exploit Weakness; the recipients' losses; and
     Disarming Shot's and Aim for the Legs' markers on a target that lost HP to a ranged
     attack. Used when the attack is rolled, and again with the same dice when the
-    defender transfers (`recipients`)."""
+    defender transfers (`recipients`).
+
+    Long because each hit is applied in order (P3), with the transfer taken off as it goes.
+    """
     target = figure_state(state, target_id, "/target")
     events: list[Event] = []
     words: list[str] = []

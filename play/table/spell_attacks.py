@@ -194,7 +194,10 @@ def plan_spell_attack(
     """One target's share of a cast's attacks, as a ranged attack by the caster (RA, the
     tier's Acc) with the printed modifiers (P2, P7); the Eagle Eye markers its cast spent
     (P8); Casting Gun: a carried ranged weapon's ACC in place of the spell's. Raises
-    `Invalid` with every problem."""
+    `Invalid` with every problem.
+
+    Long because each printed modifier (P2, P7) is applied in one place, side by side.
+    """
     s = situation
     if context.target_markers.get(FORTIFY, 0) > 0 and not s.target_fortified:
         s = replace(s, target_fortified=True)

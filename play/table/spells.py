@@ -107,7 +107,10 @@ def plan_spell(
 ) -> SpellPlan:
     """P4: CA dice against the Difficulty (Spell Focus -1, Anathema Aura +1, Empowered
     Blessings +1), Supreme Spell Mastery +1 success; Terrifying Sealed Power +1 CA, a
-    leader's CA for the caster's (Leadership), both declared (P2)."""
+    leader's CA for the caster's (Leadership), both declared (P2).
+
+    Long because each modifier of P4 is one line, side by side.
+    """
     problems: list[Problem] = []
     known = set(caster.spells) - set(forgotten)
     if spell.slug not in known:
@@ -338,7 +341,10 @@ def plan_declared(
 ) -> SpellPlan:
     """The cast as declared in this battle, before rolling: the caster's forgotten spells,
     its HP (Terrifying Sealed Power), its leader (Leadership), and Anathema Aura only when
-    an enemy of the caster has it."""
+    an enemy of the caster has it.
+
+    Long because each thing the cast depends on in the battle is read in one place.
+    """
     caster_id = str(d.caster)
     if caster_id not in figures or caster_id not in state["figures"]:
         raise Invalid("not-found", f"No figure {d.caster} in this battle.", pointer="/caster")
@@ -406,7 +412,10 @@ def cast_spell(t: Table, d: Cast) -> Outcome:
     """P4: CA dice against the Difficulty; the outcome tier; its markers on the target,
     Healing Spring's and Reviving Breath's HP, Mana Obliteration's forgetting, Dispel
     Magic's removals, and a Destruction tier's attacks to roll (P7). The caster's Eagle
-    Eye markers go with its next spell (their re-roll and Cover for its attacks)."""
+    Eye markers go with its next spell (their re-roll and Cover for its attacks).
+
+    Long because each outcome of P4 and P7 is applied in one place, side by side.
+    """
     caster_id, caster = t.own(d.caster, "/caster")
     spell = catalogue_spell(t.catalogue.spells, d.spell)
     plan = plan_declared(t.state, t.figures, d, t.catalogue.spells)

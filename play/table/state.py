@@ -547,7 +547,10 @@ class Change:
 
 def change(t: Table, d: Change) -> Outcome:
     """A change the players declare on one of their own figures (P2, P9); on another
-    side's figure, only taking off the markers that side's enemies spend (Bad Luck)."""
+    side's figure, only taking off the markers that side's enemies spend (Bad Luck).
+
+    Long because each kind of declared change (P2, P9) is one branch, side by side.
+    """
     spends_theirs = (
         bool(d.markers)
         and all(m in SPENT_BY_THE_OTHER_SIDE and n < 0 for m, n in d.markers.items())

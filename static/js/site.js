@@ -10,9 +10,18 @@
   function isFragment(text) {
     return !/^\s*(<!doctype|<html)/i.test(text || "");
   }
+  // A write that carries an Idempotency-Key and got no answer from the site itself is
+  // idempotent.js's to check and send again: it says what became of it.
+  function checkedElsewhere(detail) {
+    var config = detail.requestConfig;
+    return Boolean(config && config.headers && config.headers["Idempotency-Key"]);
+  }
   document.addEventListener("htmx:beforeSwap", function (event) {
     var xhr = event.detail.xhr;
     if (!xhr || xhr.status < 400) {
+      return;
+    }
+    if ([502, 503, 504].indexOf(xhr.status) !== -1 && checkedElsewhere(event.detail)) {
       return;
     }
     if (xhr.status < 500 && isFragment(xhr.responseText)) {
@@ -25,8 +34,17 @@
         "Something went wrong on our side; nothing was changed. Please try again.");
     }
   });
-  document.addEventListener("htmx:sendError", function () {
-    showFailure("The site could not be reached; nothing was changed. Check the connection and try again.");
+  // No answer: a write may have been made before the connection dropped, so the page
+  // never says nothing was changed (a player reads that of their last tap).
+  document.addEventListener("htmx:sendError", function (event) {
+    if (checkedElsewhere(event.detail)) {
+      return;
+    }
+    var config = event.detail.requestConfig;
+    showFailure(config && config.verb !== "get"
+      ? "The site could not be reached, so this page cannot tell whether your change was made: " +
+        "reload the page once the connection is back to see."
+      : "The site could not be reached. Check the connection and try again.");
   });
   function showFailure(text) {
     var box = document.getElementById("request-failure");

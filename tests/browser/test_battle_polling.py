@@ -163,7 +163,7 @@ def test_a_poll_that_cannot_reach_the_site_waits_longer_and_keeps_the_alert(
         page.clock.run_for(PLAYING_MS)
     alert = page.locator("#request-failure")
     expect(alert).to_have_text(
-        "The site could not be reached; nothing was changed. Check the connection and try again."
+        "The site could not be reached. Check the connection and try again."
     )
     changes = alert.element_handle().evaluate_handle(
         """box => {

@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Locator, Page, expect
 
-from roster import views
 from tests.browser.conftest import assert_accessible
 from tests.roster.builders import emma, student
 from tests.roster.test_rolls import ScriptedDice
@@ -182,7 +181,7 @@ def build_emma(page: Page, monkeypatch: pytest.MonkeyPatch) -> None:
     open_step(page, "free")
     take_line(page, "Emma", 1, "Spellcasting Skill")
     dice = ScriptedDice(12, 2)
-    monkeypatch.setattr(views, "dice", lambda: dice)
+    monkeypatch.setattr("rules.dice.server_dice", lambda: dice)
     first = free_slot(page, 1)
     first.get_by_role("button", name="Roll on the Spellcasting table").click()
     expect(notice(page)).to_have_text("You rolled 12: Natural 12: roll again on any table.")
@@ -359,8 +358,11 @@ def test_a_new_player_builds_prints_exports_and_imports_a_force(live_server, pag
     assert_accessible(page)
     page.get_by_label("Upload a file").set_input_files(path)
     page.get_by_role("button", name="Import").click()
-    expect(page.get_by_text(f"Imported {FORCE}.")).to_be_visible()
-    expect(page.get_by_role("heading", name=FORCE, level=1)).to_be_visible()
+    # One's own export comes back as a copy, so the two can be told apart.
+    expect(
+        page.get_by_text(f"Imported as {FORCE} (copy): you already have a force called {FORCE}.")
+    ).to_be_visible()
+    expect(page.get_by_role("heading", name=f"{FORCE} (copy)", level=1)).to_be_visible()
     assert page.url != built_url  # a new force, not the one exported
     expect_force_status(page, legal=True, spent=5, resources=50)
     expect_members(page, ["Emma", "Ann", "Ben", "Cat"])
@@ -374,5 +376,7 @@ def test_a_new_player_builds_prints_exports_and_imports_a_force(live_server, pag
 
     # Two forces now, both legal.
     page.get_by_role("navigation", name="Main").get_by_role("link", name="My forces").click()
-    expect(page.get_by_role("heading", name=FORCE, level=2)).to_have_count(2)
+    expect(page.get_by_role("heading", level=2).filter(has_text=FORCE)).to_have_text(
+        [f"{FORCE} (copy)", FORCE]  # the newest first
+    )
     expect(page.get_by_text("Legal", exact=True)).to_have_count(2)

@@ -6,7 +6,7 @@ Resources (R15), XP and levels (R16) follow. Alice takes two level-ups (R17): a 
 line, and a skill line rolled on the server. Then the charts and the log.
 
 Only the users, their freeform forces and the server's dice (monkeypatched
-`campaign.views.dice`; the live server runs in a thread of this process) are arranged;
+`rules.dice.server_dice`; the live server runs in a thread of this process) are arranged;
 everything in the campaign is clicks, fills and checks. Every distinct campaign page
 gets an axe check.
 """
@@ -16,7 +16,6 @@ import re
 import pytest
 from playwright.sync_api import Locator, Page, expect
 
-from campaign import views
 from roster.demo import demo_force
 from roster.services import import_force
 from tests.browser.conftest import PASSWORD, assert_accessible, log_in
@@ -361,7 +360,7 @@ def test_two_players_play_a_short_campaign(
 
         # A skill line, rolled on the server: a 3 on the Movement table is Wall Run.
         dice = ScriptedDice(3)
-        monkeypatch.setattr(views, "dice", lambda: dice)
+        monkeypatch.setattr("rules.dice.server_dice", lambda: dice)
         to_dashboard(alice)
         expect(level_ups_waiting(alice).get_by_role("listitem")).to_have_count(1)
         open_level_up(alice, "Kenji")

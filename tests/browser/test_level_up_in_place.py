@@ -1,7 +1,7 @@
 """A skill level-up is rolled in place (issue #11): the die, the table and the skill show
 on the level-up page itself, with a re-roll at its real FR cost (R5, R5a) and a pick, in
 the desktop and phone views, light and dark. The server's dice are scripted
-(`campaign.views.dice`; the live server runs in a thread of this process)."""
+(`rules.dice.server_dice`; the live server runs in a thread of this process)."""
 
 import re
 
@@ -29,7 +29,7 @@ def test_a_rolled_level_up_shows_its_roll_in_place(
     ann_takes_an_enemy_out(campaign, red, blue, by=alice, confirmed_by=bob)
     ann = Member.objects.get(force_id=red.force_id, name="Ann")
     dice = ScriptedDice(2)
-    monkeypatch.setattr("campaign.views.dice", lambda: dice)
+    monkeypatch.setattr("rules.dice.server_dice", lambda: dice)
 
     page = signed_in_page(browser, live_server, alice, view)
     try:

@@ -10,7 +10,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from accounts.tokens import create_api_token
-from campaign import api, services
+from campaign import services
 from campaign.models import (
     Battle,
     Campaign,
@@ -61,7 +61,7 @@ def member(cf: CampaignForce, name: str) -> Member:
 def dice(monkeypatch):
     """The server's dice, scripted: `dice.faces.extend([...])` before each roll."""
     scripted = ScriptedDice()
-    monkeypatch.setattr(api, "_dice", lambda: scripted)
+    monkeypatch.setattr("rules.dice.server_dice", lambda: scripted)
     return scripted
 
 

@@ -160,3 +160,21 @@ def test_imports_that_are_refused_create_nothing(organiser, alice, bob):
     assert not get_user_model().objects.exists()
     assert not SkillRoll.objects.exists()
     assert not CampaignEvent.objects.exists()
+
+
+def test_a_force_on_an_older_edition_is_restored_on_it(organiser, alice, bob):
+    """Through the write path (`roster.services.restore_force`), as the app's own
+    bookkeeping: the edition it was built under stays for its player to move (issue #13)."""
+    exported = json.loads(
+        json.dumps(export_campaign(campaign=busy_campaign(organiser, alice, bob)))
+    )
+    exported["forces"][0]["rules_version"] = "dbd-core-0"
+    Campaign.objects.all().delete()
+    get_user_model().objects.all().delete()
+
+    imported = import_campaign(data=exported)
+
+    red = imported.forces.get(force__name="Red").force
+    assert red.rules_version == "dbd-core-0"
+    assert [r.slot for r in SkillRoll.objects.filter(member__force=red)] == ["level_ups/0"]
+    assert export_campaign(campaign=imported)["forces"][0]["rules_version"] == "dbd-core-0"

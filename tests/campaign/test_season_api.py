@@ -6,7 +6,6 @@ to its balance and `resources == total cost + balance` (R11, R15)."""
 
 import pytest
 
-from campaign import api as campaign_api
 from tests.campaign.conftest import make_user
 from tests.roster.builders import emma, force, signed_in, student
 from tests.roster.test_rolls import ScriptedDice
@@ -19,7 +18,7 @@ BASE = "/api/v1/campaigns/"
 @pytest.fixture
 def dice(monkeypatch):
     scripted = ScriptedDice()
-    monkeypatch.setattr(campaign_api, "_dice", lambda: scripted)
+    monkeypatch.setattr("rules.dice.server_dice", lambda: scripted)
     return scripted
 
 

@@ -1087,7 +1087,7 @@ def test_take_a_statistic_level_up(client, campaign, alice, red, levelled):
 def test_a_skill_level_up_is_rolled_with_the_servers_dice(
     client, campaign, alice, red, levelled, monkeypatch
 ):
-    monkeypatch.setattr("campaign.views.dice", lambda: ScriptedDice(2))
+    monkeypatch.setattr("rules.dice.server_dice", lambda: ScriptedDice(2))
     response = login(client, alice).post(
         level_up_url(campaign, red, levelled), {"advancement": "4", "method": "rolled"}
     )
@@ -1108,7 +1108,7 @@ def test_a_skill_level_up_is_rolled_with_the_servers_dice(
 def test_a_natural_12_asks_for_a_table_then_rolls_again(
     client, campaign, alice, red, levelled, monkeypatch
 ):
-    monkeypatch.setattr("campaign.views.dice", lambda: ScriptedDice(12))
+    monkeypatch.setattr("rules.dice.server_dice", lambda: ScriptedDice(12))
     url = level_up_url(campaign, red, levelled)
     response = login(client, alice).post(url, {"advancement": "4", "method": "rolled"})
     assert response.status_code == 302
@@ -1117,7 +1117,7 @@ def test_a_natural_12_asks_for_a_table_then_rolls_again(
     assert "A natural 12!" in page
     assert 'name="roll-table"' in page
     # No table chosen: explained, nothing rolled.
-    monkeypatch.setattr("campaign.views.dice", lambda: ScriptedDice(1))
+    monkeypatch.setattr("rules.dice.server_dice", lambda: ScriptedDice(1))
     rolls = SkillRoll.objects.count()
     response = client.post(
         level_up_url(campaign, red, levelled, roll=True),
@@ -1232,7 +1232,7 @@ def test_a_rolled_level_up_shows_its_roll_in_place_with_the_real_fr_costs(
     tables = {line.skill_category for line in society.lines.values() if line.kind == "skill"}
     assert page.count("<optgroup") == len(tables) < len(get_catalogue().skill_categories)
     dice = ScriptedDice(2, 5)
-    monkeypatch.setattr("campaign.views.dice", lambda: dice)
+    monkeypatch.setattr("rules.dice.server_dice", lambda: dice)
     response = client.post(url, {"advancement": "4", "method": "rolled"})
     assert response["Location"] == url + "#roll-title"  # stays here, to show the roll
     page = html(client.get(url))
@@ -1270,7 +1270,7 @@ def rerolling(client, campaign, alice, red, levelled, monkeypatch):
     """Ann's level-up on the Movement line, rolled on the page; `down_to(fr)` re-rolls
     (engine.REROLL_FR_COST FR each, R5) until her FR is `fr`."""
     dice = ScriptedDice()
-    monkeypatch.setattr("campaign.views.dice", lambda: dice)
+    monkeypatch.setattr("rules.dice.server_dice", lambda: dice)
     login(client, alice)
     dice.faces.append(2)
     client.post(level_up_url(campaign, red, levelled), {"advancement": "4", "method": "rolled"})

@@ -7,7 +7,7 @@ import pytest
 from campaign import services as campaign_services
 from play import services, sharing
 from roster import services as roster_services
-from tests.roster.builders import emma, force, signed_in, student
+from tests.roster.builders import emma, force, student
 
 
 class Dice(random.Random):
@@ -51,17 +51,6 @@ def blue(campaign, bob):
     return campaign_services.enter_force(
         campaign=campaign, player=bob, force=play_force(bob, "Blue Club")
     )
-
-
-@pytest.fixture
-def alice_api(alice):
-    """Alice signed in to the API."""
-    return signed_in(alice)
-
-
-@pytest.fixture
-def bob_api(bob):
-    return signed_in(bob)
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ last tag gets 304 only while nothing changed.
 import pytest
 
 from campaign import services as campaign_services
-from roster import api, member_rows, selectors, services
+from roster import member_rows, selectors, services
 from roster.models import Force
 from tests.campaign.conftest import freeform_force, make_user, record
 from tests.roster.builders import legal_force, signed_in, student
@@ -70,7 +70,7 @@ def test_a_builder_change_through_the_services_shows_at_once(owner_api, saved):
 
 
 def test_a_members_roll_shows_at_once(owner_api, saved, monkeypatch):
-    monkeypatch.setattr(api, "_dice", lambda: ScriptedDice(3))
+    monkeypatch.setattr("rules.dice.server_dice", lambda: ScriptedDice(3))
     before = detail(owner_api, saved).json()
     rolled = owner_api.post(
         f"{BASE}{saved.pk}/members/1/rolls/", {"slot": "free_advancements/0"}, format="json"

@@ -6,7 +6,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from accounts.tokens import create_api_token
-from roster import api, engine, selectors, services
+from roster import engine, selectors, services
 from roster.models import Force, SkillRoll
 from tests.conftest import throttle_rates
 from tests.roster.builders import legal_force, signed_in, student
@@ -44,7 +44,7 @@ def saved(owner) -> Force:
 def dice(monkeypatch):
     """The server's dice, scripted: `dice.faces.extend([...])` before each roll."""
     scripted = ScriptedDice()
-    monkeypatch.setattr(api, "_dice", lambda: scripted)
+    monkeypatch.setattr("rules.dice.server_dice", lambda: scripted)
     return scripted
 
 

@@ -31,7 +31,7 @@ def dice(monkeypatch):
 
     def script(*faces: int) -> None:
         scripted = ScriptedDice(*faces)
-        monkeypatch.setattr(views, "dice", lambda: scripted)
+        monkeypatch.setattr("rules.dice.server_dice", lambda: scripted)
 
     return script
 

@@ -35,20 +35,16 @@ Two more modes, each on its own, for the scale benchmark's growth steps:
 
 import copy
 import datetime
-import json
-import secrets
 import time
 from argparse import ArgumentParser
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import islice
-from typing import Any, TypeVar
+from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.hashers import make_password
 from django.core.management.base import BaseCommand, CommandError
-from django.db import connection, transaction
-from django.db.models import CharField, F, Field, ForeignKey, IntegerField, JSONField, Model
+from django.db import transaction
+from django.db.models import F
 from django.utils import timezone
 
 from campaign import progression
@@ -64,15 +60,13 @@ from campaign.models import (
 )
 from campaign.progression import HouseRules
 from campaign.tallies import recount_battles_played, recount_standings
+from dbd_site.bulk import Seeding, batched, copy_in, copy_rows, insert, reserve_ids
 from roster import engine
 from roster import selectors as roster_selectors
 from roster import services as roster_services
 from roster.demo import demo_force
 from roster.models import Force, Member
 from rules.loader import get_catalogue
-
-T = TypeVar("T")
-M = TypeVar("M", bound=Model)
 
 # Member fields copied from a template member (everything but the keys).
 COPIED_FIELDS = tuple(
@@ -110,68 +104,6 @@ def template_documents() -> list[dict[str, Any]]:
     ]
 
 
-def _copy_value(field: Field, value: Any, dumped: dict[int, tuple[Any, str]]) -> Any:
-    """A value as COPY's text format takes it. JSON is dumped once per distinct object
-    (copied members share their template's lists); plain integers and strings go as
-    they are; anything else is prepared by its field, as `bulk_create` would."""
-    if value is None:
-        return None
-    if isinstance(field, JSONField) and field.encoder is None:
-        key = id(value)
-        if key not in dumped:
-            dumped[key] = (value, json.dumps(value))  # keep `value` alive: ids stay unique
-        return dumped[key][1]
-    if type(value) is int and isinstance(field, IntegerField | ForeignKey):
-        return value
-    if type(value) is str and isinstance(field, CharField):
-        return value
-    return field.get_db_prep_save(value, connection)
-
-
-def insert(objects: Sequence[M], *, batch_size: int = 2000) -> Sequence[M]:
-    """Save new model instances in bulk and set their primary keys.
-
-    On PostgreSQL the rows go in with COPY (keys drawn from the table's sequence first),
-    several times faster than `bulk_create` for rows full of JSON; elsewhere (SQLite in
-    the tests) this is `bulk_create`. Field defaults, auto_now and related objects are
-    handled as `bulk_create` handles them.
-    """
-    if not objects:
-        return objects
-    model = type(objects[0])
-    if connection.vendor != "postgresql":
-        return model.objects.bulk_create(objects, batch_size=batch_size)
-    meta = model._meta
-    for obj in objects:
-        obj._prepare_related_fields_for_save(operation_name="bulk_create")
-    quote = connection.ops.quote_name
-    keyless = [obj for obj in objects if obj.pk is None]
-    fields = meta.concrete_fields
-    columns = ", ".join(quote(field.column) for field in fields)
-    dumped: dict[int, tuple[Any, str]] = {}
-    with connection.cursor() as cursor:
-        if keyless:
-            cursor.execute(
-                "SELECT nextval(pg_get_serial_sequence(%s, %s)) FROM generate_series(1, %s)",
-                [meta.db_table, meta.pk.column, len(keyless)],
-            )
-            for obj, (pk,) in zip(keyless, cursor.fetchall(), strict=True):
-                obj.pk = pk
-        with cursor.cursor.copy(f"COPY {quote(meta.db_table)} ({columns}) FROM STDIN") as copy:
-            for obj in objects:
-                copy.write_row([_copy_value(f, f.pre_save(obj, True), dumped) for f in fields])
-    for obj in objects:
-        obj._state.adding = False
-        obj._state.db = connection.alias
-    return objects
-
-
-def batched(items: Iterable[T], size: int) -> Iterator[list[T]]:
-    iterator = iter(items)
-    while chunk := list(islice(iterator, size)):
-        yield chunk
-
-
 def battle_schedule(forces: int, battles: int) -> list[tuple[int, int, str]]:
     """`battles` pairings of `forces` forces, round the table: (first, second, first's
     outcome). Each time round the table, the first seats get the next outcome: win,
@@ -206,6 +138,9 @@ def bulk_battles(
     battles with their results, XP awarded, ledger entries and log; pending ones with
     results awaiting confirmation. Returns {campaign force pk: (XP per member, Resources
     earned)} from the confirmed battles; the caller brings members and forces up to date.
+
+    Long because each battle's rows (battle, sides, results, ledger, log) are made together,
+    as the services make them.
     """
     schedule = battle_schedule(len(sides), confirmed + pending)
     now = timezone.now()
@@ -305,47 +240,14 @@ class Template:
     document: dict[str, Any]  # as stored (canonical), from roster.selectors
 
 
-class Seeder:
+class Seeder(Seeding):
+    """A seeding run of forces, campaigns and their battles."""
+
     def __init__(self, *, prefix: str, batch_size: int, out: Any) -> None:
-        self.prefix = prefix
-        self.batch_size = batch_size
-        self.out = out
+        super().__init__(prefix=prefix, batch_size=batch_size, out=out)
         self.catalogue = get_catalogue()
         self.rules = HouseRules()
         self.evaluations: dict[tuple[int, int, int], dict[str, Any]] = {}
-        self.counts: dict[str, int] = {}
-
-    def say(self, message: str) -> None:
-        self.out.write(message)
-        self.out.flush()
-
-    def progress(self, what: str, done: int, total: int) -> None:
-        """A line at about every tenth of the way, and at the end."""
-        step = max(1, total // 10)
-        if done == total or done // step != (done - 1) // step:
-            self.say(f"  {what}: {self.counts[what]:,} ({done / total:.0%} of this step)")
-
-    def count(self, what: str, n: int) -> None:
-        self.counts[what] = self.counts.get(what, 0) + n
-
-    # --- users -----------------------------------------------------------------------------
-
-    def users(self, n: int) -> list[int]:
-        users = get_user_model()
-        password = make_password(secrets.token_urlsafe(24))  # hashed once, for everyone
-        now = timezone.now()
-        ids: list[int] = []
-        for chunk in batched(range(n), self.batch_size):
-            created = insert(
-                [
-                    users(username=f"{self.prefix}-{i:06d}", password=password, date_joined=now)
-                    for i in chunk
-                ],
-                batch_size=self.batch_size,
-            )
-            ids += [u.pk for u in created]
-        self.count("users", n)
-        return ids
 
     # --- forces ----------------------------------------------------------------------------
 
@@ -424,6 +326,7 @@ class Seeder:
         battles: int,
         last_played: datetime.date,
     ) -> None:
+        """Long because each campaign's rows are made together, as the services make them."""
         rules = self.rules
         version = self.catalogue.rules_version
         schedule = battle_schedule(players, battles)
@@ -632,26 +535,6 @@ def site_battles(seeder: "Seeder", total: int, *, per_campaign: int) -> int:
     return added
 
 
-def reserve_ids(model: type[Model], n: int) -> list[int]:
-    """`n` new primary keys from the table's sequence (PostgreSQL)."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT nextval(pg_get_serial_sequence(%s, %s)) FROM generate_series(1, %s)",
-            [model._meta.db_table, model._meta.pk.column, n],
-        )
-        return [pk for (pk,) in cursor.fetchall()]
-
-
-def copy_rows(model: type[Model], columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
-    quote = connection.ops.quote_name
-    names = ", ".join(quote(c) for c in columns)
-    with connection.cursor() as cursor:
-        statement = f"COPY {quote(model._meta.db_table)} ({names}) FROM STDIN"
-        with cursor.cursor.copy(statement) as copy:
-            for row in rows:
-                copy.write_row(row)
-
-
 def grow_campaign(campaign: Campaign, to_battles: int, *, batch_size: int = 2000) -> int:
     """Add confirmed battles to `campaign` among its active forces until it has
     `to_battles`, as the services would leave them; returns how many were added."""
@@ -684,27 +567,6 @@ def grow_campaign(campaign: Campaign, to_battles: int, *, batch_size: int = 2000
         # Resources follow the ledger (cost + balance) under the campaign's policy.
         roster_services.refresh(force=Force.objects.get(pk=cf.force_id))
     return added
-
-
-def copy_in(
-    options: dict[str, Any], mode: str, work: Callable[[Seeder], int], *, out: Any
-) -> tuple[int, float]:
-    """Run a COPY growth mode (`mode`, for messages) in one transaction, under users of its
-    own `--prefix`; returns what `work` added and the seconds it took."""
-    if connection.vendor != "postgresql":
-        raise CommandError(f"{mode} writes with COPY: PostgreSQL only.")
-    prefix = options["prefix"]
-    if get_user_model().objects.filter(username__startswith=f"{prefix}-").exists():
-        raise CommandError(f"Users named '{prefix}-...' exist already; choose another --prefix.")
-    started = time.perf_counter()
-    seeder = Seeder(prefix=prefix, batch_size=options["batch_size"], out=out)
-    with transaction.atomic():
-        with connection.cursor() as cursor:
-            # The rows are made consistent here, and checking each of millions of
-            # foreign keys one by one at COMMIT took most of the time.
-            cursor.execute("SET LOCAL session_replication_role = replica")
-        added = work(seeder)
-    return added, time.perf_counter() - started
 
 
 class Command(BaseCommand):
@@ -772,13 +634,15 @@ class Command(BaseCommand):
     def grow_site(self, options: dict[str, Any]) -> None:
         if options["battles_per_campaign"] < 1:
             raise CommandError("--battles-per-campaign must be at least 1.")
+        seeder = Seeder(
+            prefix=options["prefix"], batch_size=options["batch_size"], out=self.stdout
+        )
         added, seconds = copy_in(
-            options,
             "--site-battles",
+            seeder,
             lambda seeder: site_battles(
                 seeder, options["site_battles"], per_campaign=options["battles_per_campaign"]
             ),
-            out=self.stdout,
         )
         self.stdout.write(
             self.style.SUCCESS(

@@ -1,7 +1,7 @@
 """`manage.py seed_table_battles --battles N`: finished table battles between seeded players, fast,
 for the scale benchmark's growth step (`python -m bench`).
 
-Battles and their two sides go in with COPY (PostgreSQL), with `seed_scale`'s helpers,
+Battles and their two sides go in with COPY (PostgreSQL, `dbd_site.bulk`),
 until the site holds N table battles. Each seeded player (one per
 `BATTLES_PER_PLAYER` battles) meets many opponents. Their figures and logs are left out:
 only the sides' players could open them, and seeded players cannot log in (their password
@@ -16,13 +16,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 
-from campaign.management.commands.seed_scale import (
-    Seeder,
-    batched,
-    copy_in,
-    copy_rows,
-    reserve_ids,
-)
+from dbd_site.bulk import Seeding, batched, copy_in, copy_rows, reserve_ids
 from play import table
 from play.models import Battle, BattleSide, new_spectator_token
 
@@ -43,7 +37,7 @@ BATTLES_PER_PLAYER = 100
 ENDED = Battle.Status.ENDED.value
 
 
-def table_battles(seeder: Seeder, total: int) -> int:
+def table_battles(seeder: Seeding, total: int) -> int:
     """Finished battles between seeded players until the site holds `total`, the latest
     with the highest id; returns how many were added."""
     added = total - Battle.objects.count()
@@ -89,11 +83,13 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         if options["batch_size"] < 1:
             raise CommandError("--batch-size must be at least 1.")
+        seeding = Seeding(
+            prefix=options["prefix"], batch_size=options["batch_size"], out=self.stdout
+        )
         added, seconds = copy_in(
-            options,
             "seed_table_battles",
-            lambda seeder: table_battles(seeder, options["battles"]),
-            out=self.stdout,
+            seeding,
+            lambda seeding: table_battles(seeding, options["battles"]),
         )
         self.stdout.write(
             self.style.SUCCESS(
