@@ -79,7 +79,7 @@ class Plan:
     builder_start: int
 
 
-FULL = Plan(3, 4, 5, 3, 5_000, 8, 3, 10, 5, 6, 6, 12)
+FULL = Plan(3, 4, 5, 3, 5_000, 8, 3, 10, 8, 6, 8, 24)
 QUICK = Plan(1, 2, 2, 2, 300, 2, 1, 2, 2, 2, 4, 4)
 
 
@@ -494,6 +494,7 @@ def load_phase(plan: Plan, world, phases) -> dict[str, list]:
                 start=start,
                 limit_ms=LOAD_LIMIT_MS,
                 seconds=plan.load_seconds,
+                warmup=3,
                 most_steps=plan.load_steps,
                 cpus=pins and pins[1],
                 say=say,
@@ -519,7 +520,8 @@ def load_section(ramps: dict[str, list], load_words: str, summary: list) -> list
         "requests as a person does: at the table, the phone polls the battle's state every "
         "0.5 s (sending back the ETag it last got) and the player acts every 20 s (a d12); "
         "at the builder, an edit every 10 s with another step opened and the force page "
-        "looked at between edits. Each step doubles the players until 95% of answers no "
+        "looked at between edits. After 3 s of the first step's players, not counted (the "
+        "workers' first answers), each step doubles the players until 95% of answers no "
         f"longer come within {LOAD_LIMIT_MS} ms or one fails, then one step halfway back. "
         f"Load average meanwhile: {load_words}.",
         "",

@@ -346,20 +346,23 @@ def ramp(
     start: int,
     limit_ms: float,
     seconds: int,
+    warmup: int,
     most_steps: int,
     cpus: str | None,
     say: Callable[[str], None],
 ) -> list[Step]:
-    """Twice as many players at once each step until the 95th percentile of the answers'
-    times reaches `limit_ms` or an answer fails (at most `most_steps` steps), then one step
-    halfway (geometrically) between the last that kept up and the first that did not."""
+    """After `warmup` seconds of the first step's players, not counted (every worker's
+    first answers, every cache filled), twice as many players at once each step until the
+    95th percentile of the answers' times reaches `limit_ms` or an answer fails (at most
+    `most_steps` steps), then one step halfway (geometrically) between the last that kept
+    up and the first that did not."""
     lua = players_script(players, plan)
 
-    def step(count: int) -> Step:
+    def step(count: int, length: int = seconds, label: str = "") -> Step:
         result = run_wrk(
-            f"{count} players",
+            label or f"{count} players",
             base + "/bench/floor/",
-            seconds=seconds,
+            seconds=length,
             connections=count,
             threads=count,
             cpus=cpus,
@@ -368,6 +371,7 @@ def ramp(
         )
         return Step(count, result)
 
+    step(start, warmup, "warm-up")
     steps = [step(start)]
     while steps[-1].kept_up(limit_ms) and len(steps) < most_steps:
         steps.append(step(steps[-1].players * 2))
