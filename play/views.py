@@ -425,6 +425,16 @@ def _after(
         else:
             sheet = (figure, do, presenters.kept_after(values))
     context = _screen_context(request, fresh, viewer_sides=mine, sheet=sheet)
+    if (
+        sheet is not None
+        and not errors
+        and (context.get("spell_attack") or context.get("my_decisions"))
+    ):
+        # A decision of the player's own waits now (a cast's attacks, a transfer on a
+        # shared phone): it comes first, so the sheet makes room for it.
+        context["sheet"] = presenters.sheet(
+            context["view"], get_catalogue(), figure_id="", do="", values={}, may_act=False
+        )
     context.update({"said": said, "errors": errors or []})
     response = render(request, "play/battle.html#answer", context, status=status)
     response["ETag"] = api.etag_of(fresh.version)  # what the page's next poll sends back

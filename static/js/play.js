@@ -59,11 +59,13 @@
     if (!state || !window.htmx || asking) {
       return;
     }
-    // A poll must not undo what the player is doing: none while a control of the panel
-    // (the initiative dice, the undo button) or of a prompt (the transfer) has focus.
+    // A poll must not undo what the player is typing: none while a field of the panel
+    // (the initiative dice) or of a prompt (the transfer) has focus. A button tapped keeps
+    // the focus after its answer, and stops nothing.
     var prompts = document.getElementById("prompts");
     var active = document.activeElement;
-    if ((state.contains(active) && active !== state) || (prompts && prompts.contains(active))) {
+    var typing = active && active.matches && active.matches("input, select, textarea");
+    if (typing && (state.contains(active) || (prompts && prompts.contains(active)))) {
       schedule(wait());
       return;
     }
