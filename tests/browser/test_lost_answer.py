@@ -92,6 +92,7 @@ def test_a_roll_whose_answer_is_lost_is_checked_and_in_the_log_once(live_server,
     rolled = battle.actions.get(kind="roll")
     expect(page.locator("#act-result")).to_have_text(rolled.words)
     expect(page.locator(".play-log li", has_text="for the crate")).to_have_count(1)
+    expect(page.locator("#battle-state")).to_have_count(1)  # swapped as the tap would have
     assert kinds(battle) == ["start", "roll"]
     keys = [headers.get("idempotency-key") for headers in sent]
     assert len(keys) == 2
