@@ -231,6 +231,7 @@ def test_two_phones_play_three_turns_by_tapping_cards(live_server, browser, djan
     tick(b, bsheet.get_by_label("In the target's rear arc"))
     bsheet.get_by_label("This activation the attacker").select_option("none")
     settled(b)
+    assert_accessible(b)  # the sheet, in the dark
     # A refusal: 13 is no d12; what was typed stays, the reason shows in the dock.
     bdice = bsheet.get_by_label("Dice rolled at the table")
     bdice.fill("13")

@@ -249,7 +249,7 @@ def test_undo_says_what_it_undoes_and_only_to_its_side(campaign_battle, alice, b
     assert 'hx-confirm="Undo: Ann&#x27;s attack on Ben?"' in mine
     assert ">Undo: Ann&#x27;s attack on Ben</button>" in mine
     theirs = client_for(bob).get(f"/play/{battle.pk}/state/", **HTMX).content.decode()
-    assert "disabled>Undo (the other side's last)</button>" in theirs
+    assert "disabled>Undo (theirs)</button>" in theirs
     assert "hx-confirm" not in part(theirs, "undo")[:300]
     view = selectors.battle_view(battle=battle, viewer_sides=frozenset({0}))
     assert presenters.undo_label(view) == "Ann's attack on Ben"
