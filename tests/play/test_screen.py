@@ -358,3 +358,59 @@ def test_the_sheet_and_an_answer_cost_the_same_however_long_the_battle(campaign_
     assert short[2] <= 30
     assert Battle.objects.get(pk=battle.pk).actions.count() > 30
     assert get_catalogue()  # the cards' names come from the catalogue, not the database
+
+
+def test_each_spell_brings_only_its_own_fields(alice, bob):
+    battle = storm(alice, bob)
+    f = ids(battle)
+    eve = services.BattleFigure.objects.get(pk=f["0:Eve"])
+    eve.numbers = {
+        **eve.numbers,
+        "spells": [*eve.numbers["spells"], "dragon-slayer", "mana-obliteration"],
+    }
+    eve.save()
+    page = client_for(alice)
+
+    def sheet_for(spell: str) -> str:
+        form = {"figure": f["0:Eve"], "sheet_do": "spell", "spell": spell}
+        return page.post(f"/play/{battle.pk}/sheet/", form, **HTMX).content.decode()
+
+    slayer = sheet_for("dragon-slayer")
+    assert "Dragon Slayer's value (1-6)" in slayer
+    assert "The target forgets" not in slayer
+    obliteration = sheet_for("mana-obliteration")
+    assert "The target forgets (3+)" in obliteration
+    assert "Dragon Slayer's value" not in obliteration
+    assert '<option value="seraphic-bolt">Seraphic Bolt</option>' in obliteration
+
+
+def test_heal_revive_and_an_item_from_the_sheet(campaign_battle, alice):
+    battle = campaign_battle
+    f = ids(battle)
+    cat = services.BattleFigure.objects.get(pk=f["0:Cat"])
+    cat.numbers = {**cat.numbers, "equipment": [*cat.numbers["equipment"], "smoke-grenade"]}
+    cat.save()
+    page = client_for(alice)
+    url = f"/play/{battle.pk}/sheet/?figure="
+    heal = page.get(f"{url}{f['0:Emma']}&do=heal", **HTMX).content.decode()
+    assert ">Heal</a>" in heal
+    assert ">Revive</a>" not in heal  # nobody of hers is down
+    assert "Ann (HP 11/11, FR 5)" in heal
+    acting.change_figure(
+        battle=battle,
+        by=alice,
+        change=table.state.Change(figure=f["0:Ann"], hp=0, status="unconscious"),
+    )
+    revive = page.get(f"{url}{f['0:Emma']}&do=revive", **HTMX).content.decode()
+    assert 'aria-current="true">Revive</a>' in revive
+    assert "Ann (HP 0/11, FR 5)" in revive
+    item = page.get(f"{url}{f['0:Cat']}&do=item", **HTMX).content.decode()
+    assert '<option value="smoke-grenade">Smoke Grenade</option>' in item
+    used = page.post(
+        f"/play/{battle.pk}/act/",
+        {"type": "change", "sheet_do": "item", "figure": f["0:Cat"], "discard": "smoke-grenade"},
+        **HTMX,
+    ).content.decode()
+    assert "Cat: discards smoke grenade." in part(used, "act-result")
+    assert ">Item</a>" not in part(used, "sheet")  # nothing left to use
+    assert "<del>Smoke Grenade</del>" in card(used, f["0:Cat"])
