@@ -428,3 +428,26 @@ def test_heal_revive_and_an_item_from_the_sheet(campaign_battle, alice):
     assert "Cat: discards smoke grenade." in part(used, "act-result")
     assert ">Item</a>" not in part(used, "sheet")  # nothing left to use
     assert "<del>Smoke Grenade</del>" in card(used, f["0:Cat"])
+
+
+def test_without_javascript_a_change_comes_back_to_its_sheet(campaign_battle, alice):
+    battle = campaign_battle
+    f = ids(battle)
+    page = client_for(alice)
+    form = {
+        "type": "jump",
+        "sheet_do": "jump",
+        "figure": f["0:Ann"],
+        "distance": "1",
+        "dice": "12",
+    }
+    jumped = page.post(f"/play/{battle.pk}/act/", form)
+    assert jumped.status_code == 302
+    assert jumped["Location"] == f"/play/{battle.pk}/?figure={f['0:Ann']}&do=jump#sheet"
+    done = page.post(
+        f"/play/{battle.pk}/act/",
+        {"type": "activate", "sheet_do": "activate", "figure": f["0:Ann"]},
+    )
+    assert done["Location"] == f"/play/{battle.pk}/"  # "Activated" closes the sheet
+    screen = page.get(done["Location"]).content.decode()
+    assert "Ann has activated." in part(screen, "act-result")
