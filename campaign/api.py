@@ -434,8 +434,13 @@ class LedgerWriteView(CampaignApiView):
     serializer_class = serializers.LedgerEntrySerializer
 
     def entry_answer(self, cf: CampaignForce, entry_id: int) -> Response:
+        """201 with the entry; `Location` is the ledger that lists it."""
         entry = selectors.ledger_entry_with_running_balance(campaign_force=cf, entry_id=entry_id)
-        return Response(self.get_serializer(entry).data, status=201)
+        kwargs = {"campaign_id": cf.campaign_id, "campaign_force_id": cf.pk}
+        location = reverse("campaign-api-ledger", kwargs=kwargs, request=self.request)
+        return Response(
+            self.get_serializer(entry).data, status=201, headers={"Location": location}
+        )
 
 
 @extend_schema_view(
@@ -788,7 +793,12 @@ class LevelUpApiView(CampaignApiView):
             "member": serializers.CampaignMemberSerializer(member, context=context).data,
             "force": evaluation_summary(fresh.force.evaluation),
         }
-        return Response(data, status=status)
+        headers = None
+        if status == 201:  # `Location`: the campaign force, which shows the member's level-ups
+            kwargs = {"campaign_id": cf.campaign_id, "campaign_force_id": cf.pk}
+            location = reverse("campaign-api-force", kwargs=kwargs, request=self.request)
+            headers = {"Location": location}
+        return Response(data, status=status, headers=headers)
 
 
 @extend_schema_view(

@@ -308,6 +308,8 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    # Operations are named from the path after /api/v1/ (`rules_skills_list`).
+    "SCHEMA_PATH_PREFIX": r"/api/v1",
     # 3.1 speaks plain JSON Schema, so the roster document schema is published as-is.
     "OAS_VERSION": "3.1.0",
     # Play mode's choice sets share field names with the campaign's ("status", "kind").
@@ -315,6 +317,7 @@ SPECTACULAR_SETTINGS = {
         "PlayBattleStatusEnum": "play.serializers.BATTLE_STATUSES",
         "PlayFigureStatusEnum": "play.serializers.FIGURE_STATUSES",
         "PlayAttackKindEnum": "play.serializers.ATTACK_KINDS",
+        "RuleCodeEnum": "roster.serializers.RULE_CODES",
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",

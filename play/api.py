@@ -101,6 +101,10 @@ def answer(
     shows_secret(request)  # the spectator link
     response = Response(data, status=status)
     response["ETag"] = etag_of(battle.version)
+    if status == 201:  # a new battle, or a new action in its log
+        response["Location"] = request.build_absolute_uri(
+            reverse("play-api-battle", args=[battle.pk])
+        )
     patch_cache_control(response, private=True, no_cache=True)
     return response
 
@@ -568,7 +572,7 @@ def _dice_check(request: Request, battle: Any, battle_url: str) -> Response:
         operation_id="battles_dice_check",
         summary="Check a battle's dice against the seed it committed to",
         description=DICE_CHECK,
-        parameters=[BATTLE_ID],
+        parameters=[BATTLE_ID, ETAG],
         responses={200: serializers.PlayDiceCheckSerializer, **COMMON},
         tags=TAGS,
     )
@@ -586,7 +590,7 @@ class BattleDiceCheckView(BattleApiView):
         operation_id="battles_watch_dice_check",
         summary="Check a battle's dice, by its spectator link (no account needed)",
         description=DICE_CHECK,
-        parameters=[OpenApiParameter("token", OpenApiTypes.STR, OpenApiParameter.PATH)],
+        parameters=[OpenApiParameter("token", OpenApiTypes.STR, OpenApiParameter.PATH), ETAG],
         responses={200: serializers.PlayDiceCheckSerializer, 404: ERRORS, 429: ERRORS},
         tags=TAGS,
     )

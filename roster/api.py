@@ -42,10 +42,12 @@ from idempotency.decorators import idempotent
 from idempotency.schema import IDEMPOTENCY_KEY
 from roster import cache_keys, documents, engine, selectors, serializers, services
 from roster.models import Force, Member
-from roster.schema import DOCUMENT_REF, PATCH_SCHEMA
+from roster.schema import DOCUMENT_REF, PATCH_REF
 from rules import dice
 from rules.loader import get_catalogue
 
+# Every refusal: the one error model (`dbd_site.schema` names every code in it).
+ERRORS = serializers.ApiErrorsSerializer
 _EMMA = {
     "format": "dbd-roster/1",
     "name": "Literature Club Irregulars",
@@ -77,7 +79,7 @@ _EMMA = {
         "with a JSON Pointer into the document."
     ),
     request={"application/json": DOCUMENT_REF},
-    responses={200: serializers.EvaluationSerializer, 400: serializers.ShapeErrorsSerializer},
+    responses={200: serializers.EvaluationSerializer, 400: ERRORS},
     examples=[OpenApiExample("Emma alone", value=_EMMA, request_only=True)],
     tags=["rosters"],
 )
@@ -95,7 +97,6 @@ def validate_roster(request: Request) -> Response:
 # --- saved forces ------------------------------------------------------------------------
 
 TAGS = ["rosters"]
-ERRORS = serializers.ApiErrorsSerializer
 COMMON_ERRORS = {401: ERRORS, 403: ERRORS, 429: ERRORS}
 NOT_FOUND = {404: ERRORS}
 # A campaign copy changes only as its campaign allows (campaign.policy): a state conflict
@@ -254,7 +255,7 @@ class ForceApiView(GenericAPIView):
         request={"application/json": DOCUMENT_REF},
         responses={
             201: serializers.RosterDetailSerializer,
-            400: serializers.ShapeErrorsSerializer,
+            400: ERRORS,
             415: ERRORS,
             **COMMON_ERRORS,
         },
@@ -318,7 +319,7 @@ class ForceListView(ForceApiView):
         request={"application/json": DOCUMENT_REF},
         responses={
             200: serializers.RosterDetailSerializer,
-            400: serializers.ShapeErrorsSerializer,
+            400: ERRORS,
             415: ERRORS,
             **NOT_FOUND,
             **IN_CAMPAIGN,
@@ -336,10 +337,10 @@ class ForceListView(ForceApiView):
             "for a campaign copy and `If-Match` are those of PUT."
         ),
         parameters=[FORCE_ID, IF_MATCH, IDEMPOTENCY_KEY],
-        request={"application/json": PATCH_SCHEMA},
+        request={"application/json": PATCH_REF},
         responses={
             200: serializers.RosterDetailSerializer,
-            400: serializers.ShapeErrorsSerializer,
+            400: ERRORS,
             415: ERRORS,
             **NOT_FOUND,
             **IN_CAMPAIGN,
@@ -577,7 +578,9 @@ class MemberRollsView(ForceApiView):
         )
         answer = serializers.SkillRollSerializer(roll, context=self.get_serializer_context())
         data = {**answer.data, **self.advancement_answer(slot, member_index)}
-        return Response(data, status=201)
+        kwargs = {"force_id": force_id, "member_index": member_index}
+        location = reverse("roster-api-member-rolls", kwargs=kwargs, request=request)
+        return Response(data, status=201, headers={"Location": location})
 
 
 @extend_schema_view(
@@ -651,7 +654,7 @@ class MemberPicksView(ForceApiView):
             "nothing to move; a campaign copy does not move while a battle of it is pending "
             "(409 `battle-pending`). No body."
         ),
-        parameters=[FORCE_ID, IF_MATCH, IDEMPOTENCY_KEY],
+        parameters=[FORCE_ID, IF_MATCH, IDEMPOTENCY_KEY, ETAG],
         request=None,
         responses={
             200: serializers.RosterDetailSerializer,

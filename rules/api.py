@@ -48,6 +48,7 @@ ENDPOINTS = (
 
 @extend_schema(
     tags=TAGS,
+    operation_id="rules_root",
     summary="List the rules catalogue endpoints",
     responses=inline_serializer(
         "RulesApiRoot", fields={key: serializers.URLField() for key, _ in ENDPOINTS}
