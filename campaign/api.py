@@ -33,6 +33,8 @@ from campaign import exports, selectors, serializers, services
 from campaign.models import Battle, Campaign, CampaignForce
 from dbd_site.errors import NotAllowed
 from dbd_site.parsers import JSONParser
+from idempotency.decorators import idempotent
+from idempotency.schema import IDEMPOTENCY_KEY
 from roster import selectors as roster_selectors
 from roster.models import Member
 from roster.serializers import ApiErrorsSerializer, evaluation_summary
@@ -187,6 +189,7 @@ class CampaignApiView(GenericAPIView):
     ),
     post=extend_schema(
         operation_id="campaigns_create",
+        parameters=[IDEMPOTENCY_KEY],
         summary="Start a campaign: you organise it and are its first player",
         description=(
             "A name and, optionally, house rules; any setting left out has the rulings' "
@@ -210,6 +213,7 @@ class CampaignListView(CampaignApiView):
     def get(self, request: Request) -> Response:
         return self.listed(self.get_queryset())
 
+    @idempotent
     def post(self, request: Request) -> Response:
         data = dict(self.body(serializers.NewCampaignSerializer))
         name = data.pop("name")
@@ -236,7 +240,7 @@ class CampaignListView(CampaignApiView):
             "and new value. New level thresholds are refused if a member would have taken "
             "more level-ups than their level allows (R17)."
         ),
-        parameters=CAMPAIGN,
+        parameters=[*CAMPAIGN, IDEMPOTENCY_KEY],
         request=serializers.HouseRulesChangeSerializer,
         responses={
             200: serializers.CampaignDetailSerializer,
@@ -259,6 +263,7 @@ class CampaignDetailView(CampaignApiView):
     def get(self, request: Request, campaign_id: int) -> Response:
         return self.campaign_data(self.get_campaign())
 
+    @idempotent
     def patch(self, request: Request, campaign_id: int) -> Response:
         campaign = self.require_organiser("change the house rules")
         changes = self.body(serializers.HouseRulesChangeSerializer)
@@ -270,6 +275,7 @@ class CampaignDetailView(CampaignApiView):
 @extend_schema_view(
     post=extend_schema(
         operation_id="campaigns_join",
+        parameters=[IDEMPOTENCY_KEY],
         summary="Join a campaign with its invitation token",
         description="Joining a campaign you already play in changes nothing.",
         request=serializers.JoinSerializer,
@@ -280,6 +286,7 @@ class CampaignDetailView(CampaignApiView):
 class JoinView(CampaignApiView):
     serializer_class = serializers.JoinSerializer
 
+    @idempotent
     def post(self, request: Request) -> Response:
         token = self.body(serializers.JoinSerializer)["token"]
         player = services.join_campaign(user=request.user, token=token)
@@ -290,7 +297,7 @@ class JoinView(CampaignApiView):
     post=extend_schema(
         operation_id="campaigns_invite_reset",
         summary="Replace the invitation link (the organiser); the old one stops working",
-        parameters=CAMPAIGN,
+        parameters=[*CAMPAIGN, IDEMPOTENCY_KEY],
         request=None,
         responses={200: serializers.CampaignDetailSerializer, **NOT_FOUND, **COMMON_ERRORS},
         tags=TAGS,
@@ -299,6 +306,7 @@ class JoinView(CampaignApiView):
 class InviteResetView(CampaignApiView):
     serializer_class = serializers.CampaignDetailSerializer
 
+    @idempotent
     def post(self, request: Request, campaign_id: int) -> Response:
         campaign = self.require_organiser("change the invitation link")
         services.reset_invite_token(campaign=campaign, by=request.user)
@@ -330,7 +338,7 @@ class InviteResetView(CampaignApiView):
             "original stays as it is. The ledger starts with the starting Resources and "
             "the roster's cost spent."
         ),
-        parameters=CAMPAIGN,
+        parameters=[*CAMPAIGN, IDEMPOTENCY_KEY],
         request=serializers.EnterForceSerializer,
         responses={
             201: serializers.CampaignForceSerializer,
@@ -347,6 +355,7 @@ class ForceListView(CampaignApiView):
     def get(self, request: Request, campaign_id: int) -> Response:
         return self.listed(selectors.campaign_forces_with_members(campaign=self.get_campaign()))
 
+    @idempotent
     def post(self, request: Request, campaign_id: int) -> Response:
         campaign = self.get_campaign()
         force_id = self.body(serializers.EnterForceSerializer)["force"]
@@ -382,7 +391,7 @@ class ForceDetailView(CampaignApiView):
         operation_id="campaigns_forces_retire",
         summary="Retire a force (its owner or the organiser); its record and ledger stay",
         description="Refused while the force has a battle waiting for confirmation.",
-        parameters=FORCE,
+        parameters=[*FORCE, IDEMPOTENCY_KEY],
         request=None,
         responses={
             200: serializers.CampaignForceSerializer,
@@ -396,6 +405,7 @@ class ForceDetailView(CampaignApiView):
 class ForceRetireView(CampaignApiView):
     serializer_class = serializers.CampaignForceSerializer
 
+    @idempotent
     def post(self, request: Request, campaign_id: int, campaign_force_id: int) -> Response:
         cf = self.get_campaign_force()
         services.retire_campaign_force(campaign_force=cf, by=request.user)
@@ -448,7 +458,7 @@ class LedgerWriteView(CampaignApiView):
         operation_id="campaigns_forces_adjustments_create",
         summary="Adjust a force's Resources up or down, with a reason (the organiser)",
         description="Refused (`insufficient-resources`) if the balance would go below 0 (R15).",
-        parameters=FORCE,
+        parameters=[*FORCE, IDEMPOTENCY_KEY],
         request=serializers.AdjustmentSerializer,
         responses={
             201: serializers.LedgerEntrySerializer,
@@ -465,6 +475,7 @@ class LedgerWriteView(CampaignApiView):
     )
 )
 class AdjustmentView(LedgerWriteView):
+    @idempotent
     def post(self, request: Request, campaign_id: int, campaign_force_id: int) -> Response:
         self.require_organiser("adjust Resources")
         cf = self.get_campaign_force()
@@ -481,7 +492,7 @@ class AdjustmentView(LedgerWriteView):
             "For what the roster does not price (say, a scenario's hired help). Refused "
             "(`insufficient-resources`) beyond the balance (R15: never below 0)."
         ),
-        parameters=FORCE,
+        parameters=[*FORCE, IDEMPOTENCY_KEY],
         request=serializers.AmountSerializer,
         responses={
             201: serializers.LedgerEntrySerializer,
@@ -493,6 +504,7 @@ class AdjustmentView(LedgerWriteView):
     )
 )
 class SpendView(LedgerWriteView):
+    @idempotent
     def post(self, request: Request, campaign_id: int, campaign_force_id: int) -> Response:
         cf = self.get_campaign_force()
         self.require_owner(cf, "spend its Resources")
@@ -521,7 +533,7 @@ class SpendView(LedgerWriteView):
             "the forces or organise the campaign. A force is in one pending battle at a "
             "time, and is frozen until it is confirmed or voided."
         ),
-        parameters=CAMPAIGN,
+        parameters=[*CAMPAIGN, IDEMPOTENCY_KEY],
         request=serializers.NewBattleSerializer,
         responses={201: serializers.BattleSerializer, **REFUSED, **NOT_FOUND, **COMMON_ERRORS},
         examples=[
@@ -558,6 +570,7 @@ class BattleListView(CampaignApiView):
         status = query.validated_data.get("status")
         return self.listed(selectors.battles(campaign=campaign, status=status))
 
+    @idempotent
     def post(self, request: Request, campaign_id: int) -> Response:
         campaign = self.get_campaign()
         data = self.body(serializers.NewBattleSerializer)
@@ -633,7 +646,7 @@ class BattleDetailView(CampaignApiView):
             "Applies the battle all at once: every member's XP (R16) and every force's "
             "Resources (R15). The player who recorded it cannot confirm it (403)."
         ),
-        parameters=BATTLE,
+        parameters=[*BATTLE, IDEMPOTENCY_KEY],
         request=None,
         responses={200: serializers.BattleSerializer, **REFUSED, **NOT_FOUND, **COMMON_ERRORS},
         tags=TAGS,
@@ -642,6 +655,7 @@ class BattleDetailView(CampaignApiView):
 class BattleConfirmView(CampaignApiView):
     serializer_class = serializers.BattleSerializer
 
+    @idempotent
     def post(self, request: Request, campaign_id: int, battle_id: int) -> Response:
         battle = self.get_battle()
         services.confirm_battle(battle=battle, by=request.user)
@@ -659,7 +673,7 @@ class BattleConfirmView(CampaignApiView):
             "given back, refused (`insufficient-resources`) if a force has already spent "
             "what it would give back (R15)."
         ),
-        parameters=BATTLE,
+        parameters=[*BATTLE, IDEMPOTENCY_KEY],
         request=serializers.VoidSerializer,
         responses={200: serializers.BattleSerializer, **REFUSED, **NOT_FOUND, **COMMON_ERRORS},
         tags=TAGS,
@@ -668,6 +682,7 @@ class BattleConfirmView(CampaignApiView):
 class BattleVoidView(CampaignApiView):
     serializer_class = serializers.BattleSerializer
 
+    @idempotent
     def post(self, request: Request, campaign_id: int, battle_id: int) -> Response:
         battle = self.get_battle()
         reason = self.body(serializers.VoidSerializer)["reason"]
@@ -812,7 +827,7 @@ class LevelUpApiView(CampaignApiView):
             "(a natural 12, a free pick) is finished with the level-up's rolls endpoint. "
             "Refused while a battle of the force is pending."
         ),
-        parameters=MEMBER,
+        parameters=[*MEMBER, IDEMPOTENCY_KEY],
         request=serializers.NewLevelUpSerializer,
         responses={
             201: serializers.LevelUpResultSerializer,
@@ -828,6 +843,7 @@ class LevelUpApiView(CampaignApiView):
     )
 )
 class LevelUpView(LevelUpApiView):
+    @idempotent
     def post(
         self, request: Request, campaign_id: int, campaign_force_id: int, member_id: int
     ) -> Response:
@@ -851,7 +867,7 @@ class LevelUpView(LevelUpApiView):
             "`free-pick`: one of the last roll's `choices`; `pick`: `skill` outright (-2 FR). "
             "Answers 201 when the server rolled, 200 for a pick."
         ),
-        parameters=[*MEMBER, LEVEL_UP_INDEX],
+        parameters=[*MEMBER, LEVEL_UP_INDEX, IDEMPOTENCY_KEY],
         request=serializers.LevelUpRollSerializer,
         responses={
             200: serializers.LevelUpResultSerializer,
@@ -869,6 +885,7 @@ class LevelUpView(LevelUpApiView):
     )
 )
 class LevelUpRollView(LevelUpApiView):
+    @idempotent
     def post(
         self,
         request: Request,

@@ -139,7 +139,7 @@ class BattleApiView(GenericAPIView):
         ),
         request=serializers.PlayNewBattleSerializer,
         responses={201: serializers.PlayBattleSerializer, **REFUSED, **COMMON},
-        parameters=[ETAG],
+        parameters=[IDEMPOTENCY_KEY, ETAG],
         tags=TAGS,
     ),
 )
@@ -152,6 +152,7 @@ class BattleListView(BattleApiView):
             [presenters.list_item(b, request.build_absolute_uri) for b in page]
         )
 
+    @idempotent
     def post(self, request: Request) -> Response:
         body = _body(serializers.PlayNewBattleSerializer, request)
         forces = _forces(request, body)
@@ -454,7 +455,7 @@ class BattleEndView(BattleApiView):
         operation_id="battles_spectator_link_replace",
         summary="A new spectator link: the old one answers 404 from now on",
         description="Any side's player may; it makes a link again after a withdrawal.",
-        parameters=[BATTLE_ID, ETAG],
+        parameters=[BATTLE_ID, IDEMPOTENCY_KEY, ETAG],
         request=None,
         responses={200: serializers.PlayBattleSerializer, **COMMON},
         tags=TAGS,
@@ -462,18 +463,20 @@ class BattleEndView(BattleApiView):
     delete=extend_schema(
         operation_id="battles_spectator_link_withdraw",
         summary="Withdraw the spectator link: nobody can watch until a new one is made",
-        parameters=[BATTLE_ID, ETAG],
+        parameters=[BATTLE_ID, IDEMPOTENCY_KEY, ETAG],
         request=None,
         responses={200: serializers.PlayBattleSerializer, **COMMON},
         tags=TAGS,
     ),
 )
 class BattleSpectatorLinkView(BattleApiView):
+    @idempotent
     def post(self, request: Request, battle_id: int) -> Response:
         battle = selectors.get_battle(user=request.user, battle_id=battle_id)
         sharing.replace_spectator_link(battle=battle, by=request.user)
         return answer(request, battle_id)
 
+    @idempotent
     def delete(self, request: Request, battle_id: int) -> Response:
         battle = selectors.get_battle(user=request.user, battle_id=battle_id)
         sharing.withdraw_spectator_link(battle=battle, by=request.user)
@@ -522,13 +525,14 @@ class InvitationListView(BattleApiView):
     post=extend_schema(
         operation_id="battles_invitation_accept",
         summary="Take over the side that plays your shared force",
-        parameters=[BATTLE_ID, ETAG],
+        parameters=[BATTLE_ID, IDEMPOTENCY_KEY, ETAG],
         request=None,
         responses={200: serializers.PlayBattleSerializer, **REFUSED, **COMMON},
         tags=TAGS,
     )
 )
 class InvitationAcceptView(BattleApiView):
+    @idempotent
     def post(self, request: Request, battle_id: int) -> Response:
         sharing.accept_invitation(battle_id=battle_id, user=request.user)
         return answer(request, battle_id)
@@ -538,13 +542,14 @@ class InvitationAcceptView(BattleApiView):
     post=extend_schema(
         operation_id="battles_invitation_decline",
         summary="Leave the side that plays your shared force to the battle's starter",
-        parameters=[BATTLE_ID],
+        parameters=[BATTLE_ID, IDEMPOTENCY_KEY],
         request=None,
         responses={204: None, **COMMON},
         tags=TAGS,
     )
 )
 class InvitationDeclineView(BattleApiView):
+    @idempotent
     def post(self, request: Request, battle_id: int) -> Response:
         sharing.decline_invitation(battle_id=battle_id, user=request.user)
         return Response(status=204)

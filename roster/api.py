@@ -252,6 +252,7 @@ class ForceApiView(GenericAPIView):
             "is refused with 400 and nothing is stored). Rolled skills in an imported "
             "document are unverified (R5). Answers 201 with the force and a `Location`."
         ),
+        parameters=[IDEMPOTENCY_KEY],
         request={"application/json": DOCUMENT_REF},
         responses={
             201: serializers.RosterDetailSerializer,
@@ -273,6 +274,7 @@ class ForceListView(ForceApiView):
         page = selectors.refreshed(self.paginate_queryset(self.get_queryset()) or [])
         return self.get_paginated_response(self.get_serializer(page, many=True).data)
 
+    @idempotent
     def post(self, request: Request) -> Response:
         force = services.import_force(owner=request.user, document=request.data)
         location = reverse("roster-api-detail", kwargs={"force_id": force.pk}, request=request)
