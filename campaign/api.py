@@ -29,8 +29,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.reverse import reverse
 
-from campaign import exports, selectors, serializers, services
+from campaign import exports, selectors, serializers, services, tags
 from campaign.models import Battle, Campaign, CampaignForce
+from dbd_site import preconditions
 from dbd_site.errors import NotAllowed
 from dbd_site.parsers import JSONParser
 from idempotency.decorators import idempotent
@@ -62,6 +63,30 @@ STATUS = OpenApiParameter(
     OpenApiParameter.QUERY,
     enum=[value for value, _ in Battle.Status.choices],
     description="Only battles with this status.",
+)
+CAMPAIGN_ETAG = OpenApiParameter(
+    "ETag",
+    OpenApiTypes.STR,
+    OpenApiParameter.HEADER,
+    response=[200, 201],
+    description="The version of the campaign's name and house rules (a strong tag): send it "
+    "back in `If-Match` to change the house rules only as you saw them.",
+)
+BATTLE_ETAG = OpenApiParameter(
+    "ETag",
+    OpenApiTypes.STR,
+    OpenApiParameter.HEADER,
+    response=[200, 201],
+    description="The version of the battle: its status and the house rules it would be "
+    "scored with now (a strong tag). Send it back in `If-Match` to confirm or void it "
+    "only as you saw it.",
+)
+IF_MATCH = OpenApiParameter(
+    "If-Match",
+    OpenApiTypes.STR,
+    OpenApiParameter.HEADER,
+    description="The `ETag` you read: 412, nothing changed, if it has changed since. "
+    "Compared strongly: a weak tag (`W/...`) never matches.",
 )
 CAMPAIGN = [CAMPAIGN_ID]
 FORCE = [CAMPAIGN_ID, CAMPAIGN_FORCE_ID]
@@ -161,7 +186,8 @@ class CampaignApiView(GenericAPIView):
             "players": selectors.players(campaign=campaign),
         }
         data = serializers.CampaignDetailSerializer(campaign, context=context).data
-        return Response(data, status=status, headers=headers or None)
+        etag = preconditions.strong(tags.campaign_tag(campaign))
+        return Response(data, status=status, headers={"ETag": etag, **headers})
 
     def force_answer(self, campaign_force_id: int, status: int = 200, **headers: str) -> Response:
         cf = selectors.get_campaign_force_with_members(
@@ -173,7 +199,8 @@ class CampaignApiView(GenericAPIView):
     def battle_answer(self, battle_id: int, status: int = 200, **headers: str) -> Response:
         battle = selectors.get_battle(campaign=self.get_campaign(), battle_id=battle_id)
         data = serializers.BattleSerializer(battle, context=self.get_serializer_context())
-        return Response(data.data, status=status, headers=headers or None)
+        etag = preconditions.strong(tags.battle_tag(battle))
+        return Response(data.data, status=status, headers={"ETag": etag, **headers})
 
 
 # --- campaigns ---------------------------------------------------------------------------
@@ -189,7 +216,7 @@ class CampaignApiView(GenericAPIView):
     ),
     post=extend_schema(
         operation_id="campaigns_create",
-        parameters=[IDEMPOTENCY_KEY],
+        parameters=[IDEMPOTENCY_KEY, CAMPAIGN_ETAG],
         summary="Start a campaign: you organise it and are its first player",
         description=(
             "A name and, optionally, house rules; any setting left out has the rulings' "
@@ -228,7 +255,7 @@ class CampaignListView(CampaignApiView):
     get=extend_schema(
         operation_id="campaigns_retrieve",
         summary="A campaign: house rules, players, invitation link",
-        parameters=CAMPAIGN,
+        parameters=[*CAMPAIGN, CAMPAIGN_ETAG],
         responses={200: serializers.CampaignDetailSerializer, **NOT_FOUND, **COMMON_ERRORS},
         tags=TAGS,
     ),
@@ -240,7 +267,7 @@ class CampaignListView(CampaignApiView):
             "and new value. New level thresholds are refused if a member would have taken "
             "more level-ups than their level allows (R17)."
         ),
-        parameters=[*CAMPAIGN, IDEMPOTENCY_KEY],
+        parameters=[*CAMPAIGN, IDEMPOTENCY_KEY, IF_MATCH, CAMPAIGN_ETAG],
         request=serializers.HouseRulesChangeSerializer,
         responses={
             200: serializers.CampaignDetailSerializer,
@@ -268,14 +295,16 @@ class CampaignDetailView(CampaignApiView):
         campaign = self.require_organiser("change the house rules")
         changes = self.body(serializers.HouseRulesChangeSerializer)
         # The one refusal beyond the settings' own checks is about level thresholds.
-        services.update_house_rules(campaign=campaign, by=request.user, **changes)
+        services.update_house_rules(
+            campaign=campaign, by=request.user, if_match=preconditions.if_match(request), **changes
+        )
         return self.campaign_answer(campaign.pk)
 
 
 @extend_schema_view(
     post=extend_schema(
         operation_id="campaigns_join",
-        parameters=[IDEMPOTENCY_KEY],
+        parameters=[IDEMPOTENCY_KEY, CAMPAIGN_ETAG],
         summary="Join a campaign with its invitation token",
         description="Joining a campaign you already play in changes nothing.",
         request=serializers.JoinSerializer,
@@ -297,7 +326,7 @@ class JoinView(CampaignApiView):
     post=extend_schema(
         operation_id="campaigns_invite_reset",
         summary="Replace the invitation link (the organiser); the old one stops working",
-        parameters=[*CAMPAIGN, IDEMPOTENCY_KEY],
+        parameters=[*CAMPAIGN, IDEMPOTENCY_KEY, CAMPAIGN_ETAG],
         request=None,
         responses={200: serializers.CampaignDetailSerializer, **NOT_FOUND, **COMMON_ERRORS},
         tags=TAGS,
@@ -533,7 +562,7 @@ class SpendView(LedgerWriteView):
             "the forces or organise the campaign. A force is in one pending battle at a "
             "time, and is frozen until it is confirmed or voided."
         ),
-        parameters=[*CAMPAIGN, IDEMPOTENCY_KEY],
+        parameters=[*CAMPAIGN, IDEMPOTENCY_KEY, BATTLE_ETAG],
         request=serializers.NewBattleSerializer,
         responses={201: serializers.BattleSerializer, **REFUSED, **NOT_FOUND, **COMMON_ERRORS},
         examples=[
@@ -625,7 +654,7 @@ class BattleListView(CampaignApiView):
     get=extend_schema(
         operation_id="campaigns_battles_retrieve",
         summary="A battle with every member's results",
-        parameters=BATTLE,
+        parameters=[*BATTLE, BATTLE_ETAG],
         responses={200: serializers.BattleSerializer, **NOT_FOUND, **COMMON_ERRORS},
         tags=TAGS,
     )
@@ -646,7 +675,7 @@ class BattleDetailView(CampaignApiView):
             "Applies the battle all at once: every member's XP (R16) and every force's "
             "Resources (R15). The player who recorded it cannot confirm it (403)."
         ),
-        parameters=[*BATTLE, IDEMPOTENCY_KEY],
+        parameters=[*BATTLE, IDEMPOTENCY_KEY, IF_MATCH, BATTLE_ETAG],
         request=None,
         responses={200: serializers.BattleSerializer, **REFUSED, **NOT_FOUND, **COMMON_ERRORS},
         tags=TAGS,
@@ -658,7 +687,9 @@ class BattleConfirmView(CampaignApiView):
     @idempotent
     def post(self, request: Request, campaign_id: int, battle_id: int) -> Response:
         battle = self.get_battle()
-        services.confirm_battle(battle=battle, by=request.user)
+        services.confirm_battle(
+            battle=battle, by=request.user, if_match=preconditions.if_match(request)
+        )
         return self.battle_answer(battle.pk)
 
 
@@ -673,7 +704,7 @@ class BattleConfirmView(CampaignApiView):
             "given back, refused (`insufficient-resources`) if a force has already spent "
             "what it would give back (R15)."
         ),
-        parameters=[*BATTLE, IDEMPOTENCY_KEY],
+        parameters=[*BATTLE, IDEMPOTENCY_KEY, IF_MATCH, BATTLE_ETAG],
         request=serializers.VoidSerializer,
         responses={200: serializers.BattleSerializer, **REFUSED, **NOT_FOUND, **COMMON_ERRORS},
         tags=TAGS,
@@ -686,7 +717,9 @@ class BattleVoidView(CampaignApiView):
     def post(self, request: Request, campaign_id: int, battle_id: int) -> Response:
         battle = self.get_battle()
         reason = self.body(serializers.VoidSerializer)["reason"]
-        services.void_battle(battle=battle, by=request.user, reason=reason)
+        services.void_battle(
+            battle=battle, by=request.user, reason=reason, if_match=preconditions.if_match(request)
+        )
         return self.battle_answer(battle.pk)
 
 

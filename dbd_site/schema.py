@@ -197,6 +197,8 @@ def add_common_error_responses(result: dict[str, Any], **_kwargs: Any) -> dict[s
             statuses.append("403")  # a read-only token
         if method in BODIES:
             statuses.append("415")
+        if any(p.get("name") == "If-Match" for p in operation.get("parameters", [])):
+            statuses.append("412")
         if method in WRITES and path.startswith("/api/v1/campaigns/"):
             statuses += ["409", "404"]  # see dbd_site.errors.HTTP_STATUS
         responses = operation["responses"]

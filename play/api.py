@@ -11,7 +11,7 @@ from typing import Any
 from django.db.models import prefetch_related_objects
 from django.http import HttpResponseNotModified
 from django.urls import reverse
-from django.utils.cache import parse_etags, patch_cache_control
+from django.utils.cache import patch_cache_control
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiParameter,
@@ -26,6 +26,7 @@ from rest_framework.response import Response
 
 from campaign import selectors as campaign_selectors
 from campaign.models import CampaignForce
+from dbd_site import preconditions
 from dbd_site.compression import shows_secret
 from dbd_site.errors import Invalid, NotFound
 from dbd_site.inputs import is_whole_number, whole_number
@@ -55,37 +56,37 @@ IF_MATCH = OpenApiParameter(
     "If-Match",
     OpenApiTypes.STR,
     OpenApiParameter.HEADER,
-    description="Act only if the battle is still at this `ETag` (else 412).",
+    description="Act only if the battle is still at this `ETag` (else 412). Compared "
+    "strongly: a weak tag (`W/...`) never matches.",
 )
 ETAG = OpenApiParameter(
     "ETag",
     OpenApiTypes.STR,
     OpenApiParameter.HEADER,
     response=[200, 201, 304],
-    description="Weak validator of the battle's version.",
+    description="The battle's version (a strong tag; `-gzip` at its end when the answer is "
+    "compressed).",
 )
 
 
 def etag_of(version: int) -> str:
-    return f'W/"{version}"'
+    """The battle's strong tag (dbd_site.preconditions)."""
+    return preconditions.strong(str(version))
 
 
-def unchanged_since(request: Any, etag: str) -> bool:
-    """If-None-Match holds the current tag, compared weakly (RFC 9110 13.1.2)."""
-    sent = parse_etags(request.headers.get("If-None-Match", ""))
-    return "*" in sent or etag.removeprefix("W/") in {tag.removeprefix("W/") for tag in sent}
+# Shared with the battle page's poll (play.views).
+unchanged_since = preconditions.unchanged_since
 
 
 def if_match_version(request: Any) -> int | None:
-    """The version an If-Match names, or None when there is none."""
-    raw = request.headers.get("If-Match")
-    if not raw:
+    """The version an If-Match names (compared strongly: a weak tag names none, -1), or
+    None when there is none."""
+    sent = preconditions.if_match(request)
+    if sent is None:
         return None
-    tags = parse_etags(raw)
-    if not tags:
-        return -1
-    digits = tags[0].removeprefix("W/").strip('"')
-    number = whole_number(digits)
+    if preconditions.ANY in sent:
+        return None
+    number = whole_number(sent[0]) if sent else None
     return -1 if number is None else number
 
 
