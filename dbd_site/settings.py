@@ -41,6 +41,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "corsheaders",
     "axes",
     "dbd_site",  # the shared cache table's migration
     "accounts",
@@ -54,6 +55,9 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     # First: /healthz is answered before any host check, redirect, session or throttle.
     "dbd_site.health.HealthCheckMiddleware",
+    # Before anything that answers: the read-only API's CORS headers (dbd_site.cors), on
+    # its refusals and 429s too, and its preflights answered here.
+    "corsheaders.middleware.CorsMiddleware",
     # Next: every answer under /api/ (a refusal by any layer below included) is counted
     # once against the client's limit and carries the rate-limit headers.
     "dbd_site.throttles.ApiRateLimitMiddleware",
@@ -294,6 +298,22 @@ REST_FRAMEWORK = {
     "PAGE_SIZE": 50,
     "EXCEPTION_HANDLER": "dbd_site.api.exception_handler",
 }
+
+# CORS (dbd_site.cors): enabled by `dbd_site.cors.read_only_api` (the API's reads) and by
+# no address pattern; any origin, no credentials, reads only.
+CORS_URLS_REGEX = r"(?!)"  # never matches: the signal alone decides
+CORS_ALLOW_ALL_ORIGINS = True
+CORS_ALLOW_CREDENTIALS = False
+CORS_ALLOW_METHODS = ("GET", "HEAD", "OPTIONS")
+CORS_ALLOW_HEADERS = ("accept", "accept-encoding", "authorization", "if-none-match")
+CORS_EXPOSE_HEADERS = (
+    "ETag",
+    "Location",
+    "Retry-After",
+    "RateLimit-Limit",
+    "RateLimit-Remaining",
+    "RateLimit-Reset",
+)
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "DBD Force Builder API",
