@@ -4,15 +4,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('accounts', '0001_initial'),
+        ("accounts", "0001_initial"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='apitoken',
-            name='read_only',
+            model_name="apitoken",
+            name="read_only",
             field=models.BooleanField(default=False),
         ),
     ]
