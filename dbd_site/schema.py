@@ -199,6 +199,15 @@ def add_common_error_responses(result: dict[str, Any], **_kwargs: Any) -> dict[s
             statuses.append("415")
         if any(p.get("name") == "If-Match" for p in operation.get("parameters", [])):
             statuses.append("412")
+        if any(p.get("name") == "If-None-Match" for p in operation.get("parameters", [])):
+            ok = operation["responses"].get("200", {}).get("headers", {})
+            operation["responses"].setdefault(
+                "304",
+                {
+                    "description": "Not modified: the `ETag` sent is current.",
+                    "headers": {k: v for k, v in ok.items() if k in ("ETag", "Cache-Control")},
+                },
+            )
         if method in WRITES and path.startswith("/api/v1/campaigns/"):
             statuses += ["409", "404"]  # see dbd_site.errors.HTTP_STATUS
         responses = operation["responses"]
