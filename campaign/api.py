@@ -21,7 +21,9 @@ from drf_spectacular.utils import (
     OpenApiResponse,
     extend_schema,
     extend_schema_view,
+    inline_serializer,
 )
+from rest_framework import serializers as drf_serializers
 from rest_framework.exceptions import ErrorDetail, NotFound, ValidationError
 from rest_framework.generics import GenericAPIView
 from rest_framework.permissions import IsAuthenticated
@@ -31,11 +33,13 @@ from rest_framework.reverse import reverse
 
 from campaign import exports, selectors, serializers, services, tags
 from campaign.models import Battle, Campaign, CampaignForce
+from campaign.schema import CAMPAIGN_DOCUMENT_REF, CAMPAIGN_DOCUMENT_SCHEMA
 from dbd_site import preconditions
-from dbd_site.errors import NotAllowed
+from dbd_site.errors import Invalid, NotAllowed, declare_codes
 from dbd_site.parsers import JSONParser
 from idempotency.decorators import idempotent
 from idempotency.schema import IDEMPOTENCY_KEY
+from roster import documents
 from roster import selectors as roster_selectors
 from roster.models import Member
 from roster.serializers import ApiErrorsSerializer, evaluation_summary
@@ -797,7 +801,7 @@ class LogView(CampaignApiView):
         parameters=CAMPAIGN,
         responses={
             200: OpenApiResponse(
-                response=OpenApiTypes.OBJECT, description="A dbd-campaign/1 document."
+                response=CAMPAIGN_DOCUMENT_REF, description="A dbd-campaign/1 document."
             ),
             **NOT_FOUND,
             **COMMON_ERRORS,
@@ -813,6 +817,68 @@ class ExportView(CampaignApiView):
         return Response(
             document, headers={"Content-Disposition": f'inline; filename="{filename}"'}
         )
+
+
+@extend_schema_view(
+    post=extend_schema(
+        operation_id="campaigns_import",
+        summary="Bring in a whole campaign from a dbd-campaign/1 document (site staff)",
+        description=(
+            "What `campaigns_export` gives, as `manage.py import_campaign` takes it: the "
+            "campaign, its players (by username; the users are made, with no password, "
+            "and a name already on this site is refused), every force, battle, ledger "
+            "entry and log entry; all or nothing. The document is checked against its "
+            "schema first (each problem at its pointer), then by the import "
+            "(`campaign-import`). Site staff only (403 otherwise): it makes accounts and "
+            "puts people in a campaign."
+        ),
+        parameters=[IDEMPOTENCY_KEY],
+        request={"application/json": CAMPAIGN_DOCUMENT_REF},
+        responses={
+            201: inline_serializer(
+                "ImportedCampaign",
+                {
+                    "id": drf_serializers.IntegerField(),
+                    "name": drf_serializers.CharField(),
+                    "organiser": drf_serializers.CharField(),
+                    "players": drf_serializers.ListField(child=drf_serializers.CharField()),
+                    "url": drf_serializers.URLField(),
+                },
+            ),
+            **REFUSED,
+            **COMMON_ERRORS,
+        },
+        tags=TAGS,
+    )
+)
+class ImportView(CampaignApiView):
+    @idempotent
+    def post(self, request: Request) -> Response:
+        if not request.user.is_staff:
+            raise NotAllowed("not-allowed", "Only the site's staff import campaigns.")
+        problems = documents.schema_problems(request.data, _IMPORT_VALIDATOR)
+        if problems:
+            raise Invalid.of(problems)
+        try:
+            campaign = exports.import_campaign(data=request.data)
+        except exports.CampaignImportError as error:
+            raise Invalid("campaign-import", str(error)) from None
+        url = reverse("campaign-api-detail", kwargs={"campaign_id": campaign.pk}, request=request)
+        players = campaign.players.select_related("user").order_by("joined_at", "id")
+        answer = {
+            "id": campaign.pk,
+            "name": campaign.name,
+            "organiser": campaign.organiser.get_username(),
+            "players": [p.user.get_username() for p in players],
+            "url": url,
+        }
+        return Response(answer, status=201, headers={"Location": url})
+
+
+_IMPORT_VALIDATOR = documents.strict_validator(CAMPAIGN_DOCUMENT_SCHEMA)
+CODES = declare_codes(
+    {"campaign-import": "The dbd-campaign/1 document cannot be imported; the message says why."}
+)
 
 
 # --- level-ups (R17) -------------------------------------------------------------------------

@@ -342,6 +342,7 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "roster.schema.add_roster_document",
+        "campaign.schema.add_campaign_document",
         "dbd_site.schema.add_common_error_responses",
     ],
 }
