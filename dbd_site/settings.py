@@ -318,8 +318,12 @@ CORS_EXPOSE_HEADERS = (
 SPECTACULAR_SETTINGS = {
     "TITLE": "DBD Force Builder API",
     "DESCRIPTION": (
-        "Rules catalogue, roster validation and (later) saved forces and campaigns for "
-        "Don't Be Defeated By A Friend."
+        "The rules catalogue, roster validation, saved forces, campaigns and battles of "
+        "Don't Be Defeated By A Friend. Authenticate with `Authorization: Token <token>` "
+        "(read-only tokens change nothing). Every refusal is `{\"errors\": [{pointer, "
+        "code, message}]}` with a code from `ErrorCode`. Writes take `Idempotency-Key`; "
+        "what can change under you has an `ETag` to send back in `If-Match` (compared "
+        "strongly) or `If-None-Match`. The site's docs/api.md tells more, with examples."
     ),
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
