@@ -320,7 +320,7 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": (
         "The rules catalogue, roster validation, saved forces, campaigns and battles of "
         "Don't Be Defeated By A Friend. Authenticate with `Authorization: Token <token>` "
-        "(read-only tokens change nothing). Every refusal is `{\"errors\": [{pointer, "
+        '(read-only tokens change nothing). Every refusal is `{"errors": [{pointer, '
         "code, message}]}` with a code from `ErrorCode`. Writes take `Idempotency-Key`; "
         "what can change under you has an `ETag` to send back in `If-Match` (compared "
         "strongly) or `If-None-Match`. The site's docs/api.md tells more, with examples."
