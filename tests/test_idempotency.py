@@ -305,6 +305,8 @@ def test_every_keyed_api_operation_declares_the_header(alice_api):
         "rosters_members_rolls_create",
         "rosters_members_picks_create",
         "rosters_rules_update_accept",
+        "webhooks_create",
+        "webhooks_ping",
     }
 
 

@@ -10,7 +10,7 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from campaign import progression
+from campaign import progression, signals
 from campaign.models import (
     Battle,
     BattleForce,
@@ -244,6 +244,7 @@ def record_battle(
         "waiting for confirmation.",
         battle=battle.pk,
     )
+    signals.battle_recorded.send(Battle, battle=battle, by=by)
     return battle
 
 
@@ -348,6 +349,7 @@ def confirm_battle(*, battle: Battle, by: User) -> Battle:
         battle=battle.pk,
         xp_awarded=sum(r.xp_awarded for r in results),
     )
+    signals.battle_confirmed.send(Battle, battle=battle, by=by)
     return battle
 
 
@@ -399,6 +401,7 @@ def void_battle(*, battle: Battle, by: User, reason: str = "") -> Battle:
     """
     battle = _lock_battle(battle)
     campaign = battle.campaign
+    was = battle.status
     if battle.status == Battle.Status.VOID:
         raise Conflict("battle-not-pending", "This battle is already void.")
     battle_forces = list(
@@ -496,6 +499,7 @@ def void_battle(*, battle: Battle, by: User, reason: str = "") -> Battle:
         reversed_entries=[e.pk for e in reversed_entries],
         level_ups_lost=lost,
     )
+    signals.battle_voided.send(Battle, battle=battle, by=by, was=was)
     return battle
 
 

@@ -7,7 +7,7 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db import transaction
 
-from campaign import progression
+from campaign import progression, signals
 from campaign.models import (
     Campaign,
     CampaignEvent,
@@ -152,4 +152,5 @@ def join_campaign(*, user: User, token: str) -> CampaignPlayer:
             CampaignEvent.Kind.PLAYER_JOINED,
             f"{_name(user)} joined the campaign.",
         )
+        signals.player_joined.send(Campaign, campaign=campaign, user=user)
     return player
