@@ -96,7 +96,7 @@ class EventFeedView(EventsApiView):
         results = [
             {**services.event_json(e), "cursor": selectors.Position.of(e).cursor()} for e in page
         ]
-        last = results[-1]["cursor"] if results else after_param
+        last = results[-1]["cursor"] if results else (after.cursor() if after else None)
         url = reverse("events-api-feed", request=request)
         query = [f"after={last}"] if last else []
         if "limit" in request.query_params:

@@ -51,9 +51,12 @@ class Position:
         try:
             raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode("ascii")
             txid, _, id_ = raw.partition(".")
-            if not (txid.isdigit() and id_.isdigit()) or len(raw) > 40:
+            if not (txid.isascii() and txid.isdigit() and id_.isascii() and id_.isdigit()):
                 raise ValueError(raw)
-            return cls(int(txid), int(id_))
+            position = cls(int(txid), int(id_))
+            if position.cursor() != cursor or max(position.txid, position.id) >= 2**63:
+                raise ValueError(cursor)  # only the feed's own spelling of a place
+            return position
         except (ValueError, binascii.Error, UnicodeDecodeError) as exc:
             raise Invalid(
                 "invalid-cursor", "This cursor is not one the feed gave.", pointer="/after"

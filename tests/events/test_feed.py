@@ -1,12 +1,19 @@
 """The feed, /api/v1/events/: each user's own events, oldest first, read on with an
 opaque cursor; a bounded page; refusals in the one error shape."""
 
+import base64
+from datetime import timedelta
+from io import StringIO
+
 import pytest
+from django.core.management import call_command
+from django.utils import timezone
 
 from campaign import services
 from events import kinds
 from events.models import Event
 from events.selectors import Position
+from events.services import emit
 from tests.campaign.conftest import api_problems, freeform_force, record
 from tests.roster.builders import signed_in
 
@@ -94,7 +101,18 @@ def test_a_page_is_bounded(alice):
     assert client.get(f"{URL}?limit=200").status_code == 200
 
 
-@pytest.mark.parametrize("cursor", ["nonsense!", "MTIz", Position(1, 2).cursor() + "x", "Lg"])
+@pytest.mark.parametrize(
+    "cursor",
+    [
+        "nonsense!",
+        "MTIz",  # "123": no place
+        Position(1, 2).cursor() + "x",
+        Position(1, 2).cursor() + "!!",  # characters base64 would skip
+        "Lg",  # "."
+        Position(10**30, 1).cursor(),  # beyond any id
+        base64.urlsafe_b64encode(b"01.2").decode(),  # not the feed's spelling of (1, 2)
+    ],
+)
 def test_a_cursor_the_feed_never_gave_is_refused(alice, cursor):
     answer = signed_in(alice).get(f"{URL}?after={cursor}")
     assert (answer.status_code, api_problems(answer)) == (400, [("/after", "invalid-cursor")])
@@ -115,3 +133,18 @@ def test_the_cursor_is_opaque_and_round_trips():
 def test_unicode_digits_or_two_limits_are_refused(alice, limit):
     answer = signed_in(alice).get(f"{URL}?limit={limit}")
     assert (answer.status_code, api_problems(answer)) == (400, [("/limit", "invalid")])
+
+
+def test_pruning_old_events_leaves_a_held_cursor_working(alice, bob):
+    """`manage.py prune_events` deletes events older than --days; a cursor past them
+    still reads on from its place."""
+    old = emit(kinds.FORCE_CHANGED, [alice.pk, bob.pk], force_id=1)
+    Event.objects.filter(pk__in=[e.pk for e in old]).update(
+        created_at=timezone.now() - timedelta(days=91)
+    )
+    client = signed_in(alice)
+    held = client.get(URL).json()["next"]
+    newer = emit(kinds.FORCE_CHANGED, [alice.pk], force_id=2)
+    call_command("prune_events", "--days", "90", stdout=StringIO())
+    assert list(Event.objects.values_list("pk", flat=True)) == [newer[0].pk]
+    assert [e["id"] for e in client.get(held).json()["results"]] == [newer[0].pk]
