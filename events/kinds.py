@@ -21,8 +21,8 @@ KINDS: dict[str, str] = {
     "player whose force took part, and the organiser).",
     BATTLE_VOIDED: "A battle was voided, pending or confirmed; a confirmed one's XP, "
     "Resources and level-ups are taken back (R15a) (to the same people).",
-    LEVEL_UP_WAITING: "A confirmed battle gave members of your force a level-up to take "
-    "(R17) (to the force's owner).",
+    LEVEL_UP_WAITING: "A confirmed battle, or new level thresholds, gave members of your "
+    "force a level-up to take (R16, R17) (to the force's owner).",
     FORCE_CHANGED: "One of your forces changed: created, edited, rolled for, given XP by a "
     "battle, shared, deleted... every write that moves its version (to its owner).",
 }

@@ -6,6 +6,7 @@ rows the change wrote, never from who asks: a stranger to a campaign or a force 
 receives its events.
 """
 
+from dataclasses import replace
 from typing import Any
 
 from django.contrib.auth.models import User
@@ -31,6 +32,7 @@ def connect() -> None:
     campaign_signals.battle_recorded.connect(battle_recorded, dispatch_uid="events.recorded")
     campaign_signals.battle_confirmed.connect(battle_confirmed, dispatch_uid="events.confirmed")
     campaign_signals.battle_voided.connect(battle_voided, dispatch_uid="events.voided")
+    campaign_signals.house_rules_changed.connect(rules_changed, dispatch_uid="events.rules")
     play_signals.side_invited.connect(side_invited, dispatch_uid="events.side_invited")
 
 
@@ -154,11 +156,23 @@ def battle_confirmed(sender: Any, *, battle: Battle, by: User, **kwargs: Any) ->
     rules = battle.campaign.house_rules
     awarded = {r.member_id: r.xp_awarded for bf in battle_forces for r in bf.member_results.all()}
     members = Member.objects.filter(pk__in=[pk for pk in awarded if pk is not None])
+    gained = [m for m in members if progression.levels_gained(m.xp - awarded[m.pk], m.xp, rules)]
+    _level_ups_waiting(
+        [bf.campaign_force for bf in battle_forces], gained, rules, battle_id=battle.pk
+    )
+
+
+def _level_ups_waiting(
+    campaign_forces: list[CampaignForce],
+    members: list[Member],
+    rules: progression.HouseRules,
+    *,
+    battle_id: int | None,
+) -> None:
+    """To the owner of each of `campaign_forces`: which of `members` (of their force) have
+    a level-up to take now (R17)."""
     by_force: dict[int, list[dict[str, Any]]] = {}
-    for member in members:
-        before = member.xp - awarded[member.pk]
-        if progression.levels_gained(before, member.xp, rules) < 1:
-            continue
+    for member in sorted(members, key=lambda m: m.pk):
         by_force.setdefault(member.force_id, []).append(
             {
                 "member": member.pk,
@@ -167,19 +181,37 @@ def battle_confirmed(sender: Any, *, battle: Battle, by: User, **kwargs: Any) ->
                 "waiting": progression.level_ups_waiting(member.xp, len(member.level_ups), rules),
             }
         )
-    for bf in battle_forces:
-        levelled = by_force.get(bf.campaign_force.force_id)
+    for cf in campaign_forces:
+        levelled = by_force.get(cf.force_id)
         if levelled:
             emit(
                 kinds.LEVEL_UP_WAITING,
-                [bf.campaign_force.player_id],
-                force_id=bf.campaign_force.force_id,
-                data={
-                    "campaign_force": bf.campaign_force_id,
-                    "members": sorted(levelled, key=lambda m: m["member"]),
-                },
-                **at,
+                [cf.player_id],
+                campaign_id=cf.campaign_id,
+                force_id=cf.force_id,
+                battle_id=battle_id,
+                data={"campaign_force": cf.pk, "members": levelled},
             )
+
+
+def rules_changed(
+    sender: Any, *, campaign: Campaign, by: User, changes: dict[str, Any], **kwargs: Any
+) -> None:
+    """New level thresholds (R16) may give members more level-ups to take than before:
+    to each owner, which ones."""
+    if "level_thresholds" not in changes:
+        return
+    new = campaign.house_rules
+    old = replace(new, level_thresholds=tuple(changes["level_thresholds"][0]))
+    entries = list(campaign.forces.filter(retired_at__isnull=True))
+    members = Member.objects.filter(force_id__in=[cf.force_id for cf in entries])
+    more = [
+        m
+        for m in members
+        if progression.level_ups_waiting(m.xp, len(m.level_ups), new)
+        > progression.level_ups_waiting(m.xp, len(m.level_ups), old)
+    ]
+    _level_ups_waiting(entries, more, new, battle_id=None)
 
 
 def battle_voided(sender: Any, *, battle: Battle, by: User, was: str, **kwargs: Any) -> None:

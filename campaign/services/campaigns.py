@@ -118,6 +118,7 @@ def update_house_rules(*, campaign: Campaign, by: User, **values: Any) -> Campai
         f"{_name(by)} changed the house rules: {described}.",
         changes=changes,
     )
+    signals.house_rules_changed.send(Campaign, campaign=campaign, by=by, changes=changes)
     return campaign
 
 

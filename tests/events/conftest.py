@@ -66,6 +66,7 @@ class Receiver:
     received: list[tuple[dict[str, str], bytes]] = field(default_factory=list)
     url: str = ""
     release: threading.Event = field(default_factory=threading.Event)
+    got: threading.Event = field(default_factory=threading.Event)  # a request came in
 
 
 @pytest.fixture
@@ -76,6 +77,7 @@ def receiver() -> Iterator[Receiver]:
         def do_POST(self) -> None:
             body = self.rfile.read(int(self.headers["Content-Length"]))
             state.received.append((dict(self.headers.items()), body))
+            state.got.set()
             if state.hang or self.path.startswith("/hang/"):
                 state.release.wait(30)  # until the test ends: the client gave up long ago
                 return

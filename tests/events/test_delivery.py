@@ -200,6 +200,7 @@ def test_a_hanging_receiver_is_cut_off_and_logged(alice, receiver):
     made = delivery.attempt(Delivery.objects.get().pk, now=lambda: T0)
     assert (made.status, made.next_attempt_at) == ("pending", T0 + timedelta(seconds=30))
     assert tries(made) == [(1, T0, None, "No answer within 0.5 s.")]
+    assert receiver.got.wait(30)  # it did come in: the receiver just never answered
     assert len(receiver.received) == 1
 
 

@@ -135,6 +135,33 @@ def test_confirming_tells_everyone_and_each_owner_their_force_and_level_ups(
     }
 
 
+def test_lower_level_thresholds_tell_each_owner_of_the_level_ups_they_bring(
+    campaign, organiser, alice, bob, red, blue
+):
+    """R16: after the battle Ann (3 XP) is level 2; Ben, Cat and Emma (2 XP) become level 2
+    when level 2 starts at 2 XP; Blue's members (1 XP) stay level 1."""
+    ann_takes_an_enemy_out(campaign, red, blue, by=alice, confirmed_by=bob)
+    mark = last_event_id()
+    services.update_house_rules(
+        campaign=campaign, by=organiser, level_thresholds=[0, 2, 7, 12, 18, 25, 33, 42, 52, 63]
+    )
+    new = Event.objects.filter(pk__gt=mark, kind=kinds.LEVEL_UP_WAITING)
+    assert [(e.user_id, e.campaign_id, e.force_id, e.battle_id) for e in new] == [
+        (alice.pk, campaign.pk, red.force_id, None)
+    ]
+    members = red.force.members.order_by("pk")
+    assert new.get().data == {
+        "campaign_force": red.pk,
+        "members": [
+            {"member": m.pk, "name": m.name, "level": 2, "waiting": 1}
+            for m in members
+            if m.name != "Ann"  # her level-up was waiting already
+        ],
+    }
+    services.update_house_rules(campaign=campaign, by=organiser, resources_for_win=20)
+    assert Event.objects.filter(pk__gt=new.get().pk, kind=kinds.LEVEL_UP_WAITING).count() == 0
+
+
 def test_voiding_a_pending_battle_tells_everyone_in_it(campaign, alice, bob, red, blue):
     battle = record(campaign, alice, red, blue)
     mark = last_event_id()
