@@ -15,6 +15,7 @@ from campaign import progression
 from campaign import services as campaign_services
 from campaign import signals as campaign_signals
 from campaign.models import Battle, BattleForce, Campaign, CampaignForce
+from campaign.policy import CampaignPolicy
 from events import kinds
 from events.services import emit
 from play import signals as play_signals
@@ -22,7 +23,7 @@ from play.models import Battle as TableBattle
 from play.models import BattleSide
 from roster import signals as roster_signals
 from roster.models import Force, Member
-from roster.policy import Command
+from roster.policy import Command, ForcePolicy
 
 
 def connect() -> None:
@@ -41,14 +42,17 @@ def _name(user: User | None) -> str | None:
 
 
 def force_changed(
-    sender: Any, *, force: Force, command: Command, deleted: bool, **kwargs: Any
+    sender: Any,
+    *,
+    force: Force,
+    command: Command,
+    policy: ForcePolicy,
+    deleted: bool,
+    **kwargs: Any,
 ) -> None:
     """To the force's owner: which force, its version now, what changed it."""
-    campaign_id = (
-        CampaignForce.objects.filter(force_id=force.pk)
-        .values_list("campaign_id", flat=True)
-        .first()
-    )
+    # The write path has read a campaign copy's entry already: its policy holds it.
+    campaign_id = policy.entry.campaign_id if isinstance(policy, CampaignPolicy) else None
     emit(
         kinds.FORCE_CHANGED,
         [force.owner_id],

@@ -337,7 +337,9 @@ def _write(
                 locked.rules_version = catalogue.rules_version
             stored = _store(locked, rows, before, draft, evaluation, catalogue)
             policy.settle(proposal, verdict)
-            signals.force_changed.send(Force, force=locked, command=command, deleted=False)
+            signals.force_changed.send(
+                Force, force=locked, command=command, policy=policy, deleted=False
+            )
         _show_on(force, locked)
         return Written(locked, value, stored)
 
@@ -432,7 +434,9 @@ def _touch(force: Force, command: Command, change: Callable[[Force], None]) -> F
         change(locked)
         locked.version += 1
         locked.save()
-        signals.force_changed.send(Force, force=locked, command=command, deleted=False)
+        signals.force_changed.send(
+            Force, force=locked, command=command, policy=policy, deleted=False
+        )
         _show_on(force, locked)
         return locked
 
@@ -722,7 +726,9 @@ def delete_force(*, force: Force, actor: User | None, if_match: int | None = Non
         _check_version(locked, if_match=if_match, made_on=None)
         command = Command("delete", actor)
         policy.permit(command, locked)
-        signals.force_changed.send(Force, force=locked, command=command, deleted=True)
+        signals.force_changed.send(
+            Force, force=locked, command=command, policy=policy, deleted=True
+        )
         locked.delete()
 
 

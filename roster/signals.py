@@ -5,7 +5,8 @@ writes (the events feed, `events.receivers`) commit or roll back with the change
 
 - `force_changed`: a write moved a force's version (`roster.services`: every command
   that stores, the share link, a delete). Arguments: `force` (the locked row, as
-  stored; on a delete, as it was), `command` (`roster.policy.Command`) and `deleted`.
+  stored; on a delete, as it was), `command` (`roster.policy.Command`), `policy` (the
+  force's, as the write used it) and `deleted`.
 """
 
 from django.dispatch import Signal
