@@ -176,7 +176,9 @@ def battle_new(request: HttpRequest) -> HttpResponse:
     context: dict[str, Any] = {
         "campaign": campaign,
         "own": own,
-        "entries": entries,
+        "entries": presenters.campaign_force_choices(
+            entries, request.POST if request.method == "POST" else None
+        ),
         "errors": [],
         "values": request.POST,
         "preselected": request.POST.get("force") or request.GET.get("force", ""),
