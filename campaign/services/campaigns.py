@@ -7,7 +7,7 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db import transaction
 
-from campaign import progression, tags
+from campaign import progression, signals, tags
 from campaign.models import (
     Campaign,
     CampaignEvent,
@@ -129,6 +129,7 @@ def update_house_rules(
         f"{_name(by)} changed the house rules: {described}.",
         changes=changes,
     )
+    signals.house_rules_changed.send(Campaign, campaign=campaign, by=by, changes=changes)
     return campaign
 
 
@@ -163,4 +164,5 @@ def join_campaign(*, user: User, token: str) -> CampaignPlayer:
             CampaignEvent.Kind.PLAYER_JOINED,
             f"{_name(user)} joined the campaign.",
         )
+        signals.player_joined.send(Campaign, campaign=campaign, user=user)
     return player
