@@ -117,11 +117,25 @@
     }
   });
 
+  // The version an answer shows (its ETag, W/"<version>"), or NaN.
+  function versionOf(xhr) {
+    var match = /(\d+)/.exec(xhr.getResponseHeader("ETag") || "");
+    return match ? Number(match[1]) : NaN;
+  }
   document.addEventListener("htmx:beforeSwap", function (event) {
     var xhr = event.detail.xhr;
     if (xhr && xhr.status === 304) {
       event.detail.shouldSwap = false;
       event.detail.isError = false;
+    }
+    // A poll sent before this phone's own action may be answered after it: it shows an
+    // older battle than the one on the screen, and is not swapped in.
+    var state = panel();
+    if (xhr && xhr.status === 200 && event.detail.requestConfig &&
+        event.detail.requestConfig.verb === "get" && state &&
+        event.detail.target === state &&
+        versionOf(xhr) < Number(state.getAttribute("data-version"))) {
+      event.detail.shouldSwap = false;
     }
     // A refused action (not yours 403, the battle ended 409) answers with the battle as
     // it stands and the reason; show it like site.js shows a 400.

@@ -99,14 +99,12 @@ def tick(page: Page, control: Locator, odds_for: str = "") -> None:
 
 
 def page_height(page: Page) -> int:
-    """The page's height with the optional parts closed: the dock's room counted as it is
-    with the sheet closed."""
+    """The page's height with the optional parts closed: without the room the page keeps
+    below the cards for an open sheet."""
     return page.evaluate(
         """() => {
-          const dock = document.getElementById("dock");
-          const room = dock ? dock.offsetHeight : 0;
-          const closed = 96;
-          return document.documentElement.scrollHeight - Math.max(0, room - closed);
+          const room = getComputedStyle(document.getElementById("battle-page")).paddingBottom;
+          return document.documentElement.scrollHeight - parseFloat(room);
         }"""
     )
 
@@ -299,3 +297,34 @@ def test_two_phones_play_three_turns_by_tapping_cards(live_server, browser, djan
     print(f"\n[measure] phone page height: {heights}")
     a.context.close()
     b.context.close()
+
+
+def test_five_a_side_fits_two_screens_in_light_and_dark(live_server, browser, django_user_model):
+    """Two forces of five: the whole battle within two phone screens, the sheet open too."""
+    players = [django_user_model.objects.create_user(n, password=PASSWORD) for n in ("al", "bo")]
+    forces = []
+    for player, name in zip(players, ("Red Club", "Blue Club"), strict=True):
+        document = force(
+            emma(),
+            student("Ann", equipment=["light-pistol"]),
+            student("Ben", equipment=["hand-weapon"]),
+            student("Cat", equipment=["submachine-gun"]),
+            student("Dan", equipment=["light-pistol"]),
+            name=name,
+        )
+        forces.append(roster_services.import_force(owner=player, document=document))
+    battle = services.start_battle(by=players[0], forces=forces, scenario="Five a side")
+    ann = BattleFigure.objects.get(side__battle=battle, side__position=0, name="Ann")
+    screen = live_server.url + reverse("play:battle", args=[battle.pk])
+    heights = {}
+    for view in ("phone-light", "phone-dark"):
+        page = log_in(browser.new_context(**VIEWS[view]), live_server.url, "al")
+        page.goto(screen)
+        expect(page.locator(".play-figure")).to_have_count(10)
+        heights[view] = page_height(page)
+        open_figure(page, ann.pk, "Ann")
+        heights[f"{view}, sheet open"] = page_height(page)
+        assert_accessible(page)
+        page.context.close()
+    assert max(heights.values()) <= TWO_SCREENS, heights
+    print(f"\n[measure] five a side, page height: {heights}")
