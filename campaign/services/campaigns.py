@@ -62,6 +62,26 @@ def create_campaign(*, organiser: User, name: str, **house_rules: Any) -> Campai
     return campaign
 
 
+def _refuse_thresholds_below_level_ups(campaign: Campaign, after: progression.HouseRules) -> None:
+    """R17: new thresholds may not leave a member with more level-ups than levels."""
+    over = [
+        m.name
+        for m in Member.objects.filter(
+            force__campaign_entry__campaign=campaign,
+            force__campaign_entry__retired_at__isnull=True,
+        )
+        if len(m.level_ups) > progression.level_for_xp(m.xp, after) - 1
+    ]
+    if over:
+        raise Invalid(
+            "invalid-house-rules",
+            "With these thresholds some members would have more level-ups than levels: "
+            + ", ".join(over)
+            + ".",
+            pointer="/level_thresholds",
+        )
+
+
 @transaction.atomic
 def update_house_rules(
     *, campaign: Campaign, by: User, if_match: list[str] | None = None, **values: Any
@@ -85,22 +105,7 @@ def update_house_rules(
     before = campaign.house_rules
     after = _house_rules(values, before)
     if after.level_thresholds != before.level_thresholds:
-        over = [
-            m.name
-            for m in Member.objects.filter(
-                force__campaign_entry__campaign=campaign,
-                force__campaign_entry__retired_at__isnull=True,
-            )
-            if len(m.level_ups) > progression.level_for_xp(m.xp, after) - 1
-        ]
-        if over:
-            raise Invalid(
-                "invalid-house-rules",
-                "With these thresholds some members would have more level-ups than levels: "
-                + ", ".join(over)
-                + ".",
-                pointer="/level_thresholds",
-            )
+        _refuse_thresholds_below_level_ups(campaign, after)
     changes = {
         name: [old, after.as_dict()[name]]
         for name, old in before.as_dict().items()
