@@ -1151,6 +1151,7 @@ def test_every_endpoint_is_described(client):
         (BASE, "get"),
         (BASE, "post"),
         (f"{BASE}join/", "post"),
+        (f"{BASE}import/", "post"),
         (c, "get"),
         (c, "patch"),
         (f"{c}invite/reset/", "post"),
