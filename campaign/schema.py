@@ -45,10 +45,8 @@ def _house_rules() -> dict[str, Any]:
 
 def campaign_document_schema(roster_document: dict[str, Any]) -> dict[str, Any]:
     """The schema, each force's document being `roster_document` (the dbd-roster/1 schema
-    itself, or a `$ref` to it).
-
-    Long because it lists the document's sections in the order the export writes them,
-    each beside the rows it refers to; split, the pieces would only be passed along."""
+    itself, or a `$ref` to it). Long because it is one document, read top to bottom as
+    the campaign document's shape."""
     roll = _object(
         "CampaignDocumentRoll",
         {

@@ -89,6 +89,8 @@ def api_root(request: Request) -> Response:
             "rosters_validate": reverse("roster-api-validate", request=request),
             "campaigns": reverse("campaign-api-list", request=request),
             "battles": reverse("play-api-list", request=request),
+            "events": reverse("events-api-feed", request=request),
+            "webhooks": reverse("events-api-webhooks", request=request),
             "schema": reverse("api-schema", request=request),
             "docs": reverse("api-docs", request=request),
         }

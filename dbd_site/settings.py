@@ -50,6 +50,9 @@ INSTALLED_APPS = [
     "roster",
     "campaign",
     "play",
+    "events",  # the per-user feed and webhooks (docs/events.md)
+    "django_tasks",
+    "django_tasks_db",
 ]
 
 MIDDLEWARE = [
@@ -342,6 +345,7 @@ SPECTACULAR_SETTINGS = {
         "PlayFigureStatusEnum": "play.serializers.FIGURE_STATUSES",
         "PlayAttackKindEnum": "play.serializers.ATTACK_KINDS",
         "RuleCodeEnum": "roster.serializers.RULE_CODES",
+        "FeedEventKindEnum": "events.serializers.KIND_CHOICES",
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
@@ -350,6 +354,20 @@ SPECTACULAR_SETTINGS = {
         "dbd_site.schema.add_common_error_responses",
     ],
 }
+
+# Background tasks (django-tasks, Django's tasks framework): webhook deliveries. The
+# database backend by default, worked by `manage.py db_worker` (`make run` starts one;
+# docker-compose runs it as the `worker` service). docs/events.md, "The worker".
+TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
+
+# Webhooks (docs/events.md): each try waits on the receiver at most this long in all
+# (seconds); a failed event is tried up to this many times, with exponential backoff.
+WEBHOOK_TIMEOUT = 10
+WEBHOOK_MAX_TRIES = 8
+# SSRF: a production site sends webhooks to public addresses over https only
+# (`events.addresses`); DEBUG (`make run`) and the tests let loopback receivers through.
+WEBHOOK_ALLOW_PRIVATE_ADDRESSES = DEBUG
+WEBHOOK_HTTPS_ONLY = not DEBUG
 
 # The debug error page hides the database's address and password (DEBUG only).
 DEFAULT_EXCEPTION_REPORTER_FILTER = "dbd_site.debug.ExceptionReporterFilter"

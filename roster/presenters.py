@@ -371,6 +371,81 @@ def force_problems(evaluation: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
+# --- money ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Money:
+    """A force's Resources as every figure of a page says them (the header's status, a
+    campaign copy's "Between battles" box), so no two can disagree (issue #31).
+
+    A campaign copy's Resources are its cost plus the ledger's balance (R11, R15): what is
+    left is the ledger's balance itself, read from the policy, never worked out in a
+    template. A force of one's own has what its stored evaluation says."""
+
+    spent: int
+    resources: int
+    left: int
+    from_ledger: bool
+
+    @property
+    def over_budget(self) -> int:
+        """How far the cost is over the Resources (0 when it is not)."""
+        return max(0, -self.left)
+
+
+def force_money(evaluation: dict[str, Any], balance: int | None) -> Money:
+    """The force's Resources from its stored evaluation and, for a campaign copy, the
+    ledger's `balance` (`ForcePolicy.balance`; None for a force of one's own)."""
+    spent = int(evaluation.get("total_cost", 0))
+    if balance is None:
+        return Money(
+            spent=spent,
+            resources=int(evaluation.get("resources", 0)),
+            left=int(evaluation.get("remaining", 0)),
+            from_ledger=False,
+        )
+    return Money(spent=spent, resources=spent + balance, left=balance, from_ledger=True)
+
+
+@dataclass(frozen=True, slots=True)
+class Confirmation:
+    """A between-battles purchase asked about before it is made (issue #31): it is paid
+    from the campaign's ledger and never refunded (R17a, R18), so the builder asks once,
+    on the option's own row, with what it costs and what is left."""
+
+    step: str  # the change: "purchase-add" or "equipment-add"
+    key: str
+    name: str
+    cost: int
+    left: int  # the ledger's balance before paying
+
+    @property
+    def section(self) -> str:
+        """The builder step the purchase is made in."""
+        return "purchases" if self.step == "purchase-add" else "equipment"
+
+    @property
+    def notice(self) -> str:
+        return (
+            f"Buying {self.name} takes {self.cost} of the {self.left} Resources left, and "
+            "cannot be undone: confirm beside it."
+        )
+
+
+def purchase_confirmation(
+    step: str, key: str, groups: tuple[options.OptionGroup, ...], money: Money
+) -> Confirmation | None:
+    """The question for buying `key` from `groups` (the step's options), or None when
+    it is not an option that can be bought now (its row says why)."""
+    option = next(
+        (o for group in groups for o in group.options if o.key == key and o.available), None
+    )
+    if option is None or option.cost is None:
+        return None
+    return Confirmation(step=step, key=key, name=option.name, cost=option.cost, left=money.left)
+
+
 # --- the member builder ------------------------------------------------------------------
 
 

@@ -10,7 +10,7 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from campaign import progression, tags
+from campaign import progression, signals, tags
 from campaign.models import (
     Battle,
     BattleForce,
@@ -245,6 +245,7 @@ def record_battle(
         "waiting for confirmation.",
         battle=battle.pk,
     )
+    signals.battle_recorded.send(Battle, battle=battle, by=by)
     return battle
 
 
@@ -361,6 +362,7 @@ def confirm_battle(*, battle: Battle, by: User, if_match: list[str] | None = Non
         battle=battle.pk,
         xp_awarded=sum(r.xp_awarded for r in results),
     )
+    signals.battle_confirmed.send(Battle, battle=battle, by=by)
     return battle
 
 
@@ -416,6 +418,7 @@ def void_battle(
     battle = _lock_battle(battle)
     _check_precondition(battle, if_match)
     campaign = battle.campaign
+    was = battle.status
     if battle.status == Battle.Status.VOID:
         raise Conflict("battle-not-pending", "This battle is already void.")
     battle_forces = list(
@@ -513,6 +516,7 @@ def void_battle(
         reversed_entries=[e.pk for e in reversed_entries],
         level_ups_lost=lost,
     )
+    signals.battle_voided.send(Battle, battle=battle, by=by, was=was)
     return battle
 
 

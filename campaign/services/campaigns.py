@@ -7,7 +7,7 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db import transaction
 
-from campaign import progression, tags
+from campaign import progression, signals, tags
 from campaign.models import (
     Campaign,
     CampaignEvent,
@@ -62,6 +62,26 @@ def create_campaign(*, organiser: User, name: str, **house_rules: Any) -> Campai
     return campaign
 
 
+def _refuse_thresholds_below_level_ups(campaign: Campaign, after: progression.HouseRules) -> None:
+    """R17: new thresholds may not leave a member with more level-ups than levels."""
+    over = [
+        m.name
+        for m in Member.objects.filter(
+            force__campaign_entry__campaign=campaign,
+            force__campaign_entry__retired_at__isnull=True,
+        )
+        if len(m.level_ups) > progression.level_for_xp(m.xp, after) - 1
+    ]
+    if over:
+        raise Invalid(
+            "invalid-house-rules",
+            "With these thresholds some members would have more level-ups than levels: "
+            + ", ".join(over)
+            + ".",
+            pointer="/level_thresholds",
+        )
+
+
 @transaction.atomic
 def update_house_rules(
     *, campaign: Campaign, by: User, if_match: list[str] | None = None, **values: Any
@@ -88,22 +108,7 @@ def update_house_rules(
     before = campaign.house_rules
     after = _house_rules(values, before)
     if after.level_thresholds != before.level_thresholds:
-        over = [
-            m.name
-            for m in Member.objects.filter(
-                force__campaign_entry__campaign=campaign,
-                force__campaign_entry__retired_at__isnull=True,
-            )
-            if len(m.level_ups) > progression.level_for_xp(m.xp, after) - 1
-        ]
-        if over:
-            raise Invalid(
-                "invalid-house-rules",
-                "With these thresholds some members would have more level-ups than levels: "
-                + ", ".join(over)
-                + ".",
-                pointer="/level_thresholds",
-            )
+        _refuse_thresholds_below_level_ups(campaign, after)
     changes = {
         name: [old, after.as_dict()[name]]
         for name, old in before.as_dict().items()
@@ -132,6 +137,7 @@ def update_house_rules(
         f"{_name(by)} changed the house rules: {described}.",
         changes=changes,
     )
+    signals.house_rules_changed.send(Campaign, campaign=campaign, by=by, changes=changes)
     return campaign
 
 
@@ -166,4 +172,5 @@ def join_campaign(*, user: User, token: str) -> CampaignPlayer:
             CampaignEvent.Kind.PLAYER_JOINED,
             f"{_name(user)} joined the campaign.",
         )
+        signals.player_joined.send(Campaign, campaign=campaign, user=user)
     return player
