@@ -92,9 +92,6 @@ def update_house_rules(
     than their level allows (R17). `if_match`: the campaign tags (`campaign.tags`) the
     change was made on (`dbd_site.preconditions.if_match`); 412 when the house rules have
     changed since.
-
-    Long because the precondition, the check of the thresholds, the change and its log
-    are one transaction under the campaign's lock.
     """
     _require_organiser(campaign, by, "change the house rules")
     given = campaign
