@@ -3,6 +3,7 @@ nothing), not for changing. Users change their hooks through the API, and events
 written by the apps' changes alone. The secrets are never shown."""
 
 from django.contrib import admin
+from django.db import models
 
 from events.models import Delivery, DeliveryAttempt, Event, Webhook
 
@@ -31,6 +32,7 @@ class WebhookAdmin(ReadOnlyAdmin):
     list_filter = ("active",)
     search_fields = ("user__username", "url")
     exclude = ("secret",)
+    formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
 
 
 class TryInline(admin.TabularInline):
