@@ -3,8 +3,10 @@ changed, deleted, each user's own; URLs to loopback and private addresses refuse
 production settings (SSRF)."""
 
 import pytest
+from django.contrib.auth.models import User
 from django.test import override_settings
 
+from events import delivery, services
 from events.models import Delivery, Webhook
 from tests.campaign.conftest import api_problems
 from tests.roster.builders import signed_in
@@ -137,3 +139,21 @@ def test_production_refuses_urls_to_this_machine_or_its_network(alice, url):
 def test_production_takes_a_public_https_url(alice):
     assert register(signed_in(alice), url="https://93.184.215.14:8443/hook").status_code == 201
     assert register(signed_in(alice), url="https://tool.example/hook").status_code == 201
+
+
+def test_the_admin_shows_hooks_and_their_log_but_never_a_secret(alice, client, receiver):
+    hook = services.create_webhook(user=alice, url=receiver.url, kinds=["force-changed"])
+    services.emit("force-changed", [alice.pk], force_id=1)
+    delivery.attempt(Delivery.objects.get().pk)
+    client.force_login(User.objects.create_superuser("root", password="pw-root-12345"))
+    pages = [
+        "/admin/events/webhook/",
+        f"/admin/events/webhook/{hook.pk}/change/",
+        "/admin/events/delivery/",
+        f"/admin/events/delivery/{Delivery.objects.get().pk}/change/",
+        "/admin/events/event/",
+    ]
+    for page in pages:
+        answer = client.get(page)
+        assert answer.status_code == 200, page
+        assert hook.secret not in answer.content.decode(), page
