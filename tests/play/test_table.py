@@ -13,55 +13,7 @@ from hypothesis import strategies as st
 from dbd_site.errors import Invalid
 from play import table
 from play.table.attacks import Situation
-from play.table.figures import Figure
-
-# The catalogue fixture reads the rules tables once; the module itself touches no database.
-pytestmark = pytest.mark.django_db
-
-
-def figure(
-    name="Hank",
-    *,
-    ME=3,
-    RA=2,
-    CA=2,
-    DF=8,
-    HP=10,
-    FR=5,
-    defence=None,
-    skills=(),
-    equipment=(),
-    spells=(),
-    spell_focus=False,
-    mastery=None,
-):
-    return Figure(
-        name=name,
-        stats={"ME": ME, "RA": RA, "CA": CA, "DF": DF, "HP": HP, "FR": FR},
-        defence=defence or {"melee": DF, "ranged": DF},
-        skills=frozenset(skills),
-        equipment=tuple(equipment),
-        spells=tuple(spells),
-        spell_focus=spell_focus,
-        mastery=mastery,
-    )
-
-
-def plan(catalogue, attacker, target, kind, weapon, situation=None, mode=0):
-    return table.attacks.plan_attack(
-        attacker,
-        target,
-        kind,
-        weapon,
-        situation or Situation(),
-        equipment=catalogue.equipment,
-        mode=mode,
-    )
-
-
-def codes(error):
-    return [(p.pointer, p.code) for p in error.value.problems]
-
+from tests.play.tables import codes, figure, plan
 
 # --- the rulebook's example ---------------------------------------------------------------
 

@@ -11,71 +11,7 @@ import pytest
 from dbd_site.errors import Conflict, Invalid, NotAllowed
 from play import table
 from play.table.attacks import AttackDeclaration, Situation
-from tests.play.conftest import Dice
-from tests.play.test_table import figure
-
-pytestmark = pytest.mark.django_db  # the catalogue fixture; the rules touch no database
-
-
-class Battle:
-    """A battle on the table, no database: the figures by id ("a1" on side 0...), one
-    action at a time, each on a copy of the state that is kept only if the action is."""
-
-    def __init__(self, catalogue, **figures):
-        self.catalogue = catalogue
-        self.figures = {fid: f for fid, (_, f) in figures.items()}
-        self.state = table.state.new_state(figures)
-        self.seq = 1
-        self.last: table.state.Table | None = None
-
-    def __call__(self, rule, declared=None, *, faces=(), entered=None, player=None):
-        rng = Dice(*faces) if faces else Dice(1)
-        t = table.state.Table(
-            state=copy.deepcopy(self.state),
-            figures=self.figures,
-            sides=["Red", "Blue"],
-            dice=table.dice.Dice(rng, entered),
-            catalogue=self.catalogue,
-            seq=self.seq + 1,
-            player_sides=None if player is None else frozenset({player}),
-        )
-        outcome = table.decisions.run(t, rule, declared)
-        t.dice.finish()
-        if faces:
-            assert len(t.dice.rolled) == len(faces), (t.dice.rolled, faces)
-        self.state, self.seq, self.last = t.state, self.seq + 1, t
-        return outcome
-
-    def __getitem__(self, fid):
-        return self.state["figures"][fid]
-
-    def attack(self, attacker, target, kind, weapon, *faces, entered=None, **situation):
-        declared = AttackDeclaration(attacker, target, kind, weapon, 0, Situation(**situation))
-        return self(table.attacks.attack, declared, faces=faces, entered=entered)
-
-    def cast(self, caster, spell, *faces, target=None, **options):
-        declared = table.spells.Cast(caster, spell, target, **options)
-        return self(table.spells.cast_spell, declared, faces=faces)
-
-    def activated(self, fid):
-        return self(table.turn.end_activation_of, table.turn.Activation(fid))
-
-    def new_turn(self):
-        return self(table.turn.new_turn)
-
-    def passes(self, decision=None):
-        return self(table.decisions.pass_decision, table.decisions.Answer(decision))
-
-    def plan(self, attacker, target, kind, weapon, **situation):
-        declared = AttackDeclaration(attacker, target, kind, weapon, 0, Situation(**situation))
-        return table.attacks.plan_declared(
-            self.state, self.figures, declared, self.catalogue.equipment
-        )
-
-
-def codes(error):
-    return [(p.pointer, p.code) for p in error.value.problems]
-
+from tests.play.tables import Battle, codes, figure
 
 # --- P8: "until it next activates" counts from the activation that placed it -------------
 
