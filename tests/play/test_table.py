@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dbd_site.errors import Invalid
+from dbd_site.errors import Invalid, Problem
 from play import table
 from play.table.attacks import Situation
-from tests.play.tables import codes, figure, plan
+from tests.play.tables import codes, figure, plan, problems
 
 # --- the rulebook's example ---------------------------------------------------------------
 
@@ -208,6 +208,19 @@ def test_dual_wield_is_minus_one_and_needs_two_one_handed_weapons(catalogue):
     with pytest.raises(Invalid) as error:
         plan(catalogue, one, figure("T"), "melee", "hand-weapon", Situation(dual_wield=True))
     assert codes(error) == [("/situation/dual_wield", "needs-equipment")]
+    # "two one-handed melee weapons": a two-handed one is not the second.
+    great = figure(
+        ME=3, skills=[table.figures.MELEE_DUAL_WIELD], equipment=["hand-weapon", "heavy-weapon-2h"]
+    )
+    with pytest.raises(Invalid) as error:
+        plan(catalogue, great, figure("T"), "melee", "hand-weapon", Situation(dual_wield=True))
+    assert problems(error) == [
+        Problem(
+            "/situation/dual_wield",
+            "needs-equipment",
+            "Dual Wield needs two one-handed melee weapons.",
+        )
+    ]
     unskilled = figure(ME=3, equipment=["light-pistol", "light-pistol"])
     with pytest.raises(Invalid) as error:
         plan(

@@ -8,10 +8,10 @@ import copy
 
 import pytest
 
-from dbd_site.errors import Conflict, Invalid, NotAllowed
+from dbd_site.errors import Conflict, Invalid, NotAllowed, Problem
 from play import table
 from play.table.attacks import AttackDeclaration, Situation
-from tests.play.tables import Battle, codes, figure
+from tests.play.tables import Battle, codes, figure, problems
 
 # --- P8: "until it next activates" counts from the activation that placed it -------------
 
@@ -478,7 +478,10 @@ def test_flurry_of_blows_follows_a_charge_with_a_one_handed_weapon(catalogue):
     assert codes(error) == [("/situation/flurry_of_blows", "needs-equipment")]
 
 
-@pytest.mark.parametrize(("hp", "allowed"), [(5, False), (4, True)])  # HP 10: more than half lost
+# "If this student has lost more than half their HP": HP 10, so 4 or fewer left.
+@pytest.mark.parametrize(
+    ("hp", "allowed"), [(10, False), (6, False), (5, False), (4, True), (1, True)]
+)
 def test_terrifying_sealed_power_after_more_than_half_the_hp(catalogue, hp, allowed):
     b = Battle(
         catalogue,
@@ -495,7 +498,13 @@ def test_terrifying_sealed_power_after_more_than_half_the_hp(catalogue, hp, allo
     else:
         with pytest.raises(Invalid) as error:
             b.plan("a", "e", "ranged", "light-pistol", sealed_power=True)
-        assert codes(error) == [("/situation/sealed_power", "situation-not-applicable")]
+        assert problems(error) == [
+            Problem(
+                "/situation/sealed_power",
+                "situation-not-applicable",
+                "Terrifying Sealed Power needs more than half of Sam's HP lost.",
+            )
+        ]
 
 
 def test_leadership_lends_a_friends_statistic(catalogue):
@@ -504,10 +513,13 @@ def test_leadership_lends_a_friends_statistic(catalogue):
         a=(0, figure("Ann", RA=1, equipment=["light-pistol"])),
         l=(0, figure("Leo", RA=4, skills=[table.figures.LEADERSHIP])),
         n=(0, figure("Nat", RA=5)),
+        u=(0, figure("Una", RA=5, skills=[table.figures.LEADERSHIP])),
         e=(1, figure("Eli", RA=5, skills=[table.figures.LEADERSHIP])),
     )
+    b["u"]["status"] = table.figures.UNCONSCIOUS
     assert b.plan("a", "e", "ranged", "light-pistol", leader="l").statistic_value == 4
-    for leader in ("n", "e", "a"):  # no skill; an enemy; the attacker itself
+    # No skill; an enemy; the attacker itself; a friend who is not active (P2).
+    for leader in ("n", "e", "a", "u"):
         with pytest.raises(Invalid) as error:
             b.plan("a", "e", "ranged", "light-pistol", leader=leader)
         assert codes(error) == [("/situation/leader", "skill-missing")]
@@ -567,7 +579,9 @@ def test_hidden_explosives_once_a_battle_and_at_most_two_damage(catalogue):
         e=(1, figure("Eli", DF=8)),
     )
     plan = b.plan("a", "e", "ranged", table.figures.HIDDEN_EXPLOSIVES)
+    # "a Blast 5 ranged attack": one die, RA 4 and no ACC against DF 8.
     assert (plan.blast, plan.max_damage, plan.modified_df) == (5, 2, 8)
+    assert (plan.rate_of_fire, plan.to_hit, plan.modifiers, plan.needed) == (1, 0, (), 4)
     done = b.attack("a", "e", "ranged", table.figures.HIDDEN_EXPLOSIVES, 12)  # SR 8
     assert done.detail["damage"] == 2
     assert (b["e"]["hp"], b["a"]["spent"]) == (8, [table.figures.HIDDEN_EXPLOSIVES])
