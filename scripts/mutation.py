@@ -69,6 +69,7 @@ MODULES: dict[str, list[str]] = {
         "tests/play/test_dice_commitment.py",
         "tests/play/test_spell_attack_rules.py",
         "tests/play/test_table_boundaries.py",
+        "tests/play/test_table_refusals.py",
     ],
 }
 

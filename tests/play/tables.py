@@ -109,9 +109,9 @@ class Battle:
         )  # the kind and weapon as the API decodes them
         return self(table.attacks.attack, declared, faces=faces, entered=entered)
 
-    def cast(self, caster, spell, *faces, target=None, **options):
+    def cast(self, caster, spell, *faces, target=None, entered=None, **options):
         declared = table.spells.Cast(caster, spell, target, **options)
-        return self(table.spells.cast_spell, declared, faces=faces)
+        return self(table.spells.cast_spell, declared, faces=faces, entered=entered)
 
     def activated(self, fid):
         return self(table.turn.end_activation_of, table.turn.Activation(fid))

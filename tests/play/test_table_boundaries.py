@@ -470,3 +470,194 @@ def test_a_fortified_target_of_a_spells_attack_has_2_more_df(
     )
     assert [(m.applies_to, m.amount, m.source) for m in plan.modifiers] == modifiers
     assert (plan.target_df, plan.modified_df, plan.needed) == (target_df, target_df, target_df - 2)
+
+
+# --- spells in a cast, tier by tier (P4) ----------------------------------------------------
+
+
+def caster_of(catalogue, *spells, **stats) -> Battle:
+    """Ann (side 0, CA 5, knowing `spells`), her friend Fay (HP 11, FR 5), and Eli (side 1,
+    knowing Inspire)."""
+    return Battle(
+        catalogue,
+        a=(0, figure("Ann", spells=spells, **{"CA": 5, **stats})),
+        f=(0, figure("Fay", HP=11)),
+        e=(1, figure("Eli", spells=["inspire"])),
+    )
+
+
+@pytest.mark.parametrize(
+    ("successes", "hp", "woken"),
+    [(0, 0, False), (1, 1, True), (2, 5, True), (4, 5, True), (5, 11, True)],
+)
+def test_reviving_breath_wakes_with_1_hp_then_half_then_all(catalogue, successes, hp, woken):
+    """ "1 Success: ... regains 1HP and becomes Conscious. 2-4: ... half its HP. 5: ... all
+    HP" (Difficulty 10): half of 11 is 5 (R13)."""
+    b = caster_of(catalogue, "reviving-breath")
+    b["f"].update(hp=0, status=UNCONSCIOUS)
+    faces = [10] * successes + [1] * (5 - successes)
+    cast = b.cast("a", "reviving-breath", *faces, target="f")
+    assert cast.events == ([{"figure": "f", "status": ACTIVE, "by": None}] if woken else [])
+    assert cast.words.endswith(f"Fay wakes with {hp} HP." if woken else "no effect.")
+    assert (b["f"]["hp"], b["f"]["status"]) == (hp, ACTIVE if woken else UNCONSCIOUS)
+
+
+def test_reviving_breath_leaves_an_active_figure_as_it_is(catalogue):
+    b = caster_of(catalogue, "reviving-breath")
+    b["f"]["hp"] = 3
+    cast = b.cast("a", "reviving-breath", 10, 10, 10, 10, 10, target="f")
+    assert (cast.events, b["f"]["hp"], b["f"]["status"]) == ([], 3, ACTIVE)
+
+
+@pytest.mark.parametrize(
+    ("successes", "forget", "caster_forgets", "target_forgets", "at_the_table"),
+    [
+        (2, None, ["mana-obliteration"], [], ""),
+        (3, "inspire", ["mana-obliteration"], ["inspire"], ""),
+        (4, None, ["mana-obliteration"], [], "The target forgets one spell of the caster's "
+         'choice: "Change a figure", Forget.'),
+        (5, "inspire", [], ["inspire"], ""),
+    ],
+)  # fmt: skip
+def test_mana_obliteration_tiers(
+    catalogue, successes, forget, caster_forgets, target_forgets, at_the_table
+):
+    """ "1-2 Successes: The caster forgets this spell ... 3-4: As above, but the target also
+    forgets one spell of the caster's choice. 5: The target forgets one spell"."""
+    b = caster_of(catalogue, "mana-obliteration")
+    faces = [10] * successes + [1] * (5 - successes)
+    cast = b.cast("a", "mana-obliteration", *faces, target="e", forget=forget)
+    assert (b["a"]["forgotten"], b["e"]["forgotten"]) == (caster_forgets, target_forgets)
+    assert cast.words.endswith(f" At the table: {at_the_table}" if at_the_table else ".")
+
+
+@pytest.mark.parametrize(
+    ("faces", "dispel", "left"),
+    [
+        ((6, 1, 1, 1, 1), None, {"fortify": 1, "inspire": 2}),  # the players choose
+        ((6, 1, 1, 1, 1), "fortify", {"inspire": 2}),
+        ((6, 6, 6, 1, 1), None, {}),  # "3+ Successes: Remove all spell effects"
+        ((1, 1, 1, 1, 1), "fortify", {"fortify": 1, "inspire": 2}),  # no effect
+    ],
+)
+def test_dispel_magic_in_a_cast(catalogue, faces, dispel, left):
+    b = caster_of(catalogue, "dispel-magic")
+    b(table.state.change, Change("e", markers={"fortify": 1, "inspire": 2}))
+    cast = b.cast("a", "dispel-magic", *faces, target="e", dispel=dispel)
+    assert b["e"]["markers"] == left
+    choose = 'Choose the spell effect to remove and take its markers off with "Change a figure".'
+    assert cast.words.endswith(choose) is (left == {"fortify": 1, "inspire": 2} and faces[0] == 6)
+
+
+@pytest.mark.parametrize(("faces", "markers"), [((7, 1, 1, 1, 1), {"inspire": 1, "empowered": 1}),
+                                                 ((6, 1, 1, 1, 1), {})])  # fmt: skip
+def test_empowered_blessings_raises_the_difficulty_and_places_its_token(catalogue, faces, markers):
+    """ "increase the Difficulty by 1. If so, they place an Empowered token on the target"
+    (Inspire: Difficulty 6, so 7), only when the spell takes effect."""
+    b = caster_of(catalogue, "inspire", skills=[table.figures.EMPOWERED_BLESSINGS])
+    cast = b.cast("a", "inspire", *faces, target="f", empowered=True)
+    assert cast.detail["difficulty"] == 7
+    assert b["f"]["markers"] == markers
+
+
+# --- a spell's attacks in a battle (P7) -----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("spell", "successes", "end"),
+    [
+        ("seraphic-bolt", 1, " Seraphic Bolt's attacks are done."),
+        ("thunder-gods-bolt", 2, " Thunder God's Bolt may attack 1 more."),
+        ("god-or-demon-attack", 3, "."),  # a radius: until the activation ends
+    ],
+)
+def test_a_casts_attacks_say_how_many_targets_are_left(catalogue, spell, successes, end):
+    b = caster_of(catalogue, spell, RA=2)
+    faces = [12] * successes + [1] * (5 - successes)
+    b.cast("a", spell, *faces)
+    attacked = b(
+        table.spell_attacks.spell_attack, table.spell_attacks.SpellAttack("e"), faces=(1,)
+    )
+    assert attacked.words.endswith("Miss: nothing happens." + end.removeprefix("."))
+    assert attacked.detail["spell"] == spell
+    assert (b["e"]["hp"], b.state["activating"]) == (10, "a")
+    waiting = b.state.get("spell_attacks")
+    assert (waiting is None) is (end == " Seraphic Bolt's attacks are done.")
+
+
+# --- dice entered at the table (P5) --------------------------------------------------------
+
+
+def test_healing_springs_d3_entered_after_the_dice(catalogue):
+    b = caster_of(catalogue, "healing-spring", CA=3)
+    b["f"]["hp"] = 3
+    cast = b.cast("a", "healing-spring", target="f", entered=[7, 7, 7, 3])
+    assert cast.words.endswith("Fay recovers 5 HP (2 + 3 on the d3).")
+    assert (b["f"]["hp"], b.last.dice.rolled) == (8, [7, 7, 7, 3])
+
+
+@pytest.mark.parametrize(
+    ("rounds", "winner", "words"),
+    [
+        ([[9, 3]], 0, "Turn 1 initiative: rolled 9, 3 (+1 for Blue); Red activates first."),
+        ([[7, 6], [2, 5]], 1, "Turn 1 initiative: rolled 7, 6; then 2, 5 (+1 for Blue); "
+         "Blue activates first."),
+    ],
+)  # fmt: skip
+def test_initiative_entered_in_rounds(catalogue, rounds, winner, words):
+    """P1: +1 for the side with fewer active figures (Blue: one against two); a tie is
+    rolled again."""
+    b = caster_of(catalogue, "inspire")
+    rolled = b(table.turn.initiative, entered=rounds)
+    assert (rolled.words, rolled.detail) == (words, {"winner": winner, "bonuses": [0, 1]})
+    assert b.state["initiative"] == {"rolls": rounds, "bonuses": [0, 1], "winner": winner}
+
+
+# --- the turn's end and a declared change (P2, P8) -----------------------------------------
+
+
+def test_a_new_turn_ends_the_activation_under_way(catalogue):
+    b = caster_of(catalogue, "inspire")
+    b(table.state.change, Change("a", markers={"extreme-speed": 1}))
+    b.cast("a", "inspire", 1, 1, 1, 1, 1)
+    turn = b.new_turn()
+    assert (turn.words, turn.events) == ("Turn 2 begins: roll for initiative.", [])
+    assert (b.state["activating"], b["a"]["markers"], b["a"]["activated"]) == (None, {}, False)
+
+
+def test_a_declared_status_forget_and_activation(catalogue):
+    b = caster_of(catalogue, "inspire")
+    changed = b(
+        table.state.change,
+        Change(
+            "a", hp=0, status=UNCONSCIOUS, forget="inspire", activated=True, note=" hit  by a car"
+        ),
+    )
+    assert (changed.words, changed.events) == (
+        "Ann: HP 0 of 10, Unconscious, forgets inspire, activated (hit by a car).",
+        [{"figure": "a", "status": UNCONSCIOUS, "by": None}],
+    )
+    assert (b["a"]["status"], b["a"]["forgotten"], b["a"]["activated"]) == (
+        UNCONSCIOUS,
+        ["inspire"],
+        True,
+    )
+    same = b(table.state.change, Change("a", status=UNCONSCIOUS, activated=False))
+    assert (same.words, same.events) == ("Ann: not yet activated.", [])
+
+
+# --- Jump and Drop checks ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("distance", "face", "words"),
+    [
+        (0, 1, 'Ann jumps 0" (needs 1+): rolled 1; passes.'),
+        (36, 12, 'Ann jumps 36" (needs 37+): rolled 12; fails: 25 damage and no actions left.'
+         " Ann is Unconscious."),
+    ],
+)  # fmt: skip
+def test_a_jump_is_0_to_36_inches(catalogue, distance, face, words):
+    b = caster_of(catalogue, "inspire")
+    jumped = b(table.movement.jump, table.movement.Jump("a", distance), faces=(face,))
+    assert jumped.words == words
