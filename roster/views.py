@@ -699,6 +699,9 @@ def _builder_response(
 
     `asking` (a change and its option's key): nothing was changed; the step is shown with
     that between-battles purchase to confirm on its row, the question in the notice.
+
+    Long because one answer serves htmx and a plain form alike, after a change, a refusal
+    or a question.
     """
     if refused is None and asking is None and not is_htmx(request):
         messages.success(request, notice)

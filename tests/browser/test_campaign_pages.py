@@ -76,3 +76,84 @@ def test_every_resources_figure_is_the_ledger_s_after_a_purchase(live_server, de
     # And so does the page loaded afresh.
     page.reload()
     assert resources_figures(page) == {"header": after, "between battles": after}
+
+
+# --- the level-up page offers the builder's pickers ---------------------------------------
+
+
+def expected_lines(society) -> list[str]:
+    """A society's table as the builder words it: "+1 ME" for each choice of an "or"
+    line, the line's own name otherwise (never "Line 1: ...")."""
+    names = []
+    for line in society.lines.values():
+        if line.kind == "statistic" and line.needs_choice:
+            names += [f"{o.amount:+d} {o.statistic}" for o in line.options]
+        else:
+            names.append(line.label)
+    return names
+
+
+def radio_rows(scope) -> list[dict]:
+    """Each radio of a list: its label, whether it can be ticked, its effect and reason."""
+    return scope.locator(".radio").evaluate_all(
+        """rows => rows.map(row => ({
+             name: row.querySelector("label").textContent.trim(),
+             disabled: row.querySelector("input").disabled,
+             effect: (row.querySelector(".option__effect") || {}).textContent || "",
+             reason: (row.querySelector(".reason") || {}).textContent || "",
+           }))"""
+    )
+
+
+@pytest.mark.parametrize("view", ALL_VIEWS)
+def test_the_level_up_picker_offers_each_society_line_s_own_table(live_server, demo, pages, view):
+    from rules.loader import get_catalogue
+
+    user, _, campaign = demo
+    cf = demo_copy()
+    catalogue = get_catalogue()
+    owned_by = {result["name"]: set(result["skills"]) for result in cf.force.evaluation["members"]}
+    page = pages(user, view)
+    owned_seen = []
+    # Emma is academic, Julius sporting, Mio technical; each has a level-up waiting.
+    for name in ("Emma", "Julius", "Mio"):
+        member = cf.force.members.get(name=name)
+        society = catalogue.societies[member.society]
+        url = reverse("campaign:level_up", args=[campaign.pk, cf.pk, member.pk])
+        page.goto(live_server.url + url)
+        lines = page.get_by_role("group", name=f"Lines of the {society.name} table")
+        assert [row["name"] for row in radio_rows(lines)] == expected_lines(society)
+        expect(page.get_by_text(re.compile(r"\bLine \d"))).to_have_count(0)
+        skill_lines = [line for line in society.lines.values() if line.kind == "skill"]
+        picks = page.locator("details.pick")
+        expect(picks).to_have_count(len(skill_lines))
+        for details, line in zip(picks.all(), skill_lines, strict=True):
+            table = catalogue.skill_categories[line.skill_category]
+            expect(details.locator("summary")).to_have_text(f"{line.label}: pick instead (-2 FR)")
+            details.locator("summary").click()
+            group = details.get_by_role("group", name=f"{table.name} skills")
+            rows = radio_rows(group)
+            # Only the line's own table, each skill with its effect.
+            assert [row["name"] for row in rows] == [s.name for s in table.skills]
+            assert all(row["effect"] for row in rows)
+            for row, skill in zip(rows, table.skills, strict=True):
+                if skill.key in owned_by[name]:
+                    owned_seen.append(skill.key)
+                    assert (row["disabled"], row["reason"]) == (True, "Already has it."), row
+                elif not row["disabled"]:
+                    assert row["reason"] == ""
+        assert_accessible(page)
+    assert owned_seen  # an owned skill was offered, and refused with its reason
+
+    # Mio picks from his Technical line's table with that line's own button.
+    mio = cf.force.members.get(name="Mio")
+    page.goto(live_server.url + reverse("campaign:level_up", args=[campaign.pk, cf.pk, mio.pk]))
+    technical = page.locator("details.pick", has_text="Technical Skill: pick instead")
+    technical.locator("summary").click()
+    choice = next(row for row in radio_rows(technical) if not row["disabled"])
+    technical.get_by_role("radio", name=choice["name"], exact=True).check()
+    technical.get_by_role("button", name="Pick this skill for the Technical Skill (-2 FR)").click()
+    expect(page.get_by_role("status")).to_contain_text("Mio levelled up. Nicely done!")
+    mio.refresh_from_db()
+    assert mio.level_ups[-1]["method"] == "picked"
+    assert catalogue.skills[mio.level_ups[-1]["skill"]].name == choice["name"]

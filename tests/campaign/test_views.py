@@ -1074,8 +1074,10 @@ def level_up_url(campaign, cf, m, roll=False) -> str:
 def test_take_a_statistic_level_up(client, campaign, alice, red, levelled):
     url = level_up_url(campaign, red, levelled)
     page = html(login(client, alice).get(url))
-    assert "Line 1: +1 ME" in page
-    assert "Line 4: Movement Skill" in page
+    # The builder's words for the lines, never a number it does not show.
+    assert '<label for="line-next-1">+1 ME</label>' in page
+    assert '<label for="line-next-8">Movement Skill</label>' in page
+    assert "Line 1" not in page
     response = client.post(url, {"advancement": "1:ME", "method": "rolled"})
     assert response.status_code == 302
     assert response["Location"].endswith(f"#member-{levelled.pk}")
@@ -1146,6 +1148,23 @@ def test_a_skill_level_up_may_be_picked(client, campaign, alice, red, levelled):
         url, {"advancement": "4", "method": "picked", "skill": "movement/catfall"}
     )
     assert response.status_code == 302
+    assert member(red, "Ann").level_ups == [
+        {"line": 4, "skill": "movement/catfall", "method": "picked"}
+    ]
+
+
+def test_a_skill_line_s_own_pick_button_picks_from_its_table(
+    client, campaign, alice, red, levelled
+):
+    """The page's "Pick this skill" of a skill line sends the line itself (R5, R17)."""
+    url = level_up_url(campaign, red, levelled)
+    login(client, alice)
+    # A skill of another line's table is refused, the list it was picked from open again.
+    refused = client.post(url, {"pick": "4", "skill": "support/first-aid"})
+    assert refused.status_code == 400
+    assert member(red, "Ann").level_ups == []
+    picked = client.post(url, {"pick": "4", "skill": "movement/catfall", "advancement": "3"})
+    assert picked.status_code == 302
     assert member(red, "Ann").level_ups == [
         {"line": 4, "skill": "movement/catfall", "method": "picked"}
     ]
@@ -1225,12 +1244,17 @@ def test_a_rolled_level_up_shows_its_roll_in_place_with_the_real_fr_costs(
 ):
     url = level_up_url(campaign, red, levelled)
     login(client, alice)
-    # The picker lists the society's skill-line tables only (R17), not all 56 skills.
+    # The picker lists each skill line's own table only (R17), not all 56 skills.
     page = html(client.get(url))
-    assert '<optgroup label="Movement">' in page
-    society = get_catalogue().societies[member(red, "Ann").society]
-    tables = {line.skill_category for line in society.lines.values() if line.kind == "skill"}
-    assert page.count("<optgroup") == len(tables) < len(get_catalogue().skill_categories)
+    catalogue = get_catalogue()
+    society = catalogue.societies[member(red, "Ann").society]
+    tables = [
+        catalogue.skill_categories[line.skill_category]
+        for line in society.lines.values()
+        if line.kind == "skill"
+    ]
+    assert re.findall(r"<legend>(\w+) skills</legend>", page) == [t.name for t in tables]
+    assert page.count('name="skill"') == sum(len(t.skills) for t in tables)
     dice = ScriptedDice(2, 5)
     monkeypatch.setattr("rules.dice.server_dice", lambda: dice)
     response = client.post(url, {"advancement": "4", "method": "rolled"})
