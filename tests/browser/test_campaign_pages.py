@@ -14,6 +14,7 @@ from playwright.sync_api import Page, expect
 
 from campaign import services
 from campaign.models import CampaignForce
+from campaign.selectors import members_who_fought
 from tests.browser.conftest import VIEWS, assert_accessible, htmx_settled
 
 ALL_VIEWS = list(VIEWS)
@@ -157,3 +158,31 @@ def test_the_level_up_picker_offers_each_society_line_s_own_table(live_server, d
     mio.refresh_from_db()
     assert mio.level_ups[-1]["method"] == "picked"
     assert catalogue.skills[mio.level_ups[-1]["skill"]].name == choice["name"]
+
+
+# --- loose ends -----------------------------------------------------------------------------
+
+PAGE_HEIGHT = "() => document.documentElement.scrollHeight"
+
+
+@pytest.mark.parametrize("view", ["phone-light", "phone-dark"])
+def test_the_campaign_force_page_folds_members_over_time(live_server, demo, pages, view):
+    user, _, campaign = demo
+    cf = demo_copy()
+    page = pages(user, view)
+    page.goto(live_server.url + reverse("campaign:force", args=[campaign.pk, cf.pk]))
+    height = page.evaluate(PAGE_HEIGHT)
+    print(f"\n[measure] {view}: the campaign's force page is {height} px tall")
+    histories = page.locator("#progress-title ~ article details.member-history")
+    fought = members_who_fought(force_id=cf.force_id)
+    expect(histories).to_have_count(len(fought))
+    for history in histories.all():
+        assert history.get_attribute("open") is None
+    # Each member's heading, level and level-up button stay in sight; the battles open.
+    emma = page.locator("article", has=page.get_by_role("heading", name=re.compile("^Emma")))
+    expect(emma.get_by_role("link", name="Take the level-up for Emma")).to_be_visible()
+    battles = emma.get_by_role("region", name="Battles of Emma")
+    expect(battles).to_be_hidden()
+    emma.locator("summary", has_text="Battles of Emma").click()
+    expect(battles).to_be_visible()
+    assert_accessible(page)
