@@ -10,6 +10,8 @@ Nothing here writes or decides a rule."""
 from dataclasses import dataclass
 from typing import Any
 
+from django.urls import reverse
+
 from campaign import charts, services
 from campaign.models import Battle, CampaignForce
 from roster import member_rows, options
@@ -51,6 +53,32 @@ def battle_actions(user: Any, battle: Battle) -> BattleActions:
         may_void=may_void,
         void_label=label,
     )
+
+
+@dataclass(frozen=True, slots=True)
+class PageAction:
+    """A button of a page: what it says, where it goes, and whether it is the main one."""
+
+    label: str
+    url: str
+    primary: bool = False
+
+
+def dashboard_actions(campaign: Any, board: Any) -> list[PageAction]:
+    """The dashboard's buttons, the obvious next step first and the only solid one
+    (issue #31): entering a force while the viewer has none in, recording a battle once
+    theirs and another are in, else their force's page."""
+    my_force = board.my_force
+    playing = sum(1 for row in board.standings if not row.retired)
+    record = PageAction("Record a battle", reverse("campaign:record_battle", args=[campaign.pk]))
+    live = PageAction("Play a battle live", f"{reverse('play:new')}?campaign={campaign.pk}")
+    if my_force is None:
+        enter = reverse("campaign:enter_force", args=[campaign.pk])
+        return [PageAction("Enter a force", enter, primary=True), record, live]
+    own = PageAction(f"Your force: {my_force.force.name}", my_force.url)
+    if playing >= 2:
+        return [PageAction(record.label, record.url, primary=True), live, own]
+    return [PageAction(own.label, own.url, primary=True), record, live]
 
 
 @dataclass(frozen=True, slots=True)

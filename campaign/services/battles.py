@@ -35,6 +35,7 @@ from campaign.services.common import (
     balance_of,
 )
 from dbd_site.errors import Conflict, Invalid, NotAllowed, Problem
+from dbd_site.words import counted
 from roster import services as roster_services
 from roster.models import Member
 
@@ -122,9 +123,10 @@ def _record_problems(
                 Problem(
                     f"{at}/members",
                     "out-of-action-credit",
-                    f"{cf.force.name}'s members are credited with {credited} enemies taken "
-                    f"Out of Action, but the other forces have {available} member(s) marked "
-                    "Out of Action (R14b).",
+                    f"{cf.force.name}'s members are credited with "
+                    f"{counted(credited, 'enemy', 'enemies')} taken Out of Action, but the "
+                    f"other forces have {counted(available, 'member')} marked Out of Action "
+                    "(R14b).",
                 )
             )
     return problems

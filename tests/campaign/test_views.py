@@ -161,7 +161,9 @@ def test_every_page_for_every_role(client, world, page, role):
     url = page_urls(world)[page]
     before = state()
     response = login(client, world.users[role]).get(url)
-    if role == "anonymous":
+    if role == "anonymous" and page == "join":
+        assert response.status_code == 200  # the invitation's own page: log in to join
+    elif role == "anonymous":
         assert response.status_code == 302
         assert response["Location"].startswith(reverse("accounts:login"))
         assert "next=" in response["Location"]
@@ -386,14 +388,84 @@ def test_a_bad_or_replaced_link_is_404(client, campaign, organiser, outsider):
     assert not selectors.is_player(campaign=campaign, user=outsider)
 
 
-def test_anonymous_visitors_log_in_first_and_come_back(client, campaign):
+def test_anonymous_visitors_log_in_first_and_come_back(client, campaign, outsider):
+    """Issue #31: the link's own page names the campaign and who invited, nothing more
+    (no players, forces or battles), and its log-in and sign-up come back to it."""
     url = reverse("campaign:join", args=[campaign.invite_token])
     response = client.get(url)
+    assert response.status_code == 200
+    page = html(response)
+    assert "<h1>Join Spring League</h1>" in page
+    assert "<strong>olga</strong> invited you to their campaign" in page
+    assert f'<input type="hidden" name="next" value="{url}">' in page
+    assert f'action="{reverse("accounts:login")}"' in page
+    signup = f"{reverse('accounts:signup')}?next={url}"
+    assert f'href="{signup}"' in page
+    for secret in ("alice", "bob", "Red Club", "Blue Club"):
+        assert secret not in page
+    # Joining takes an account first.
+    response = client.post(url)
     assert response.status_code == 302
     assert response["Location"] == f"{reverse('accounts:login')}?next={url}"
+    # Logging in from the page comes back to the invitation.
+    response = client.post(
+        reverse("accounts:login"),
+        {"username": "eve", "password": "pw-eve-1234", "next": url},
+    )
+    assert response.status_code == 302
+    assert response["Location"] == url
+    assert "Join the campaign" in html(client.get(url))
+
+
+def test_signing_up_from_an_invitation_comes_back_to_it(client, campaign):
+    url = reverse("campaign:join", args=[campaign.invite_token])
+    response = client.post(
+        f"{reverse('accounts:signup')}?next={url}",
+        {
+            "username": "newcomer",
+            "password1": "a-long-pass-phrase-9",
+            "password2": "a-long-pass-phrase-9",
+        },
+    )
+    assert response.status_code == 302
+    assert response["Location"] == url
 
 
 # --- the dashboard ---------------------------------------------------------------------------
+
+
+def dashboard_buttons(client, campaign) -> list[tuple[str, bool]]:
+    """The dashboard's buttons in order, each with whether it is the main (solid) one."""
+    page = html(client.get(reverse("campaign:dashboard", args=[campaign.pk])))
+    actions = page[page.index('<div class="camp-actions">') :]
+    actions = actions[: actions.index("</div>")]
+    return [
+        (label, "button--secondary" not in classes)
+        for classes, label in re.findall(r'<a class="([^"]*)" href="[^"]*">([^<]*)</a>', actions)
+    ]
+
+
+def test_the_dashboard_s_main_button_is_the_next_step(client, campaign, alice, bob):
+    """Issue #31: "Enter a force" before the player has one in, "Record a battle" once
+    theirs and another are in."""
+    login(client, alice)
+    assert dashboard_buttons(client, campaign) == [
+        ("Enter a force", True),
+        ("Record a battle", False),
+        ("Play a battle live", False),
+    ]
+    services.enter_force(campaign=campaign, player=alice, force=freeform_force(alice, "Red"))
+    assert dashboard_buttons(client, campaign) == [
+        ("Your force: Red", True),
+        ("Record a battle", False),
+        ("Play a battle live", False),
+    ]
+    services.enter_force(campaign=campaign, player=bob, force=freeform_force(bob, "Blue"))
+    assert dashboard_buttons(client, campaign) == [
+        ("Record a battle", True),
+        ("Play a battle live", False),
+        ("Your force: Red", False),
+    ]
 
 
 def test_the_dashboard(client, world, bob):
