@@ -30,6 +30,16 @@ def error_messages(error: DomainError | ValidationError) -> list[str]:
     return [e["message"] for e in flatten_errors(error.detail)]
 
 
+def campaign_force_choices(entries: list[Any], posted: QueryDict | None) -> list[tuple[Any, bool]]:
+    """The campaign's forces for the start form, each with whether it is ticked: what was
+    posted when the form comes back refused (nothing typed is lost), else both when the
+    campaign has exactly two, the battle there is to start (issue #31)."""
+    if posted is not None:
+        chosen = set(posted.getlist("forces"))
+        return [(cf, str(cf.force_id) in chosen) for cf in entries]
+    return [(cf, len(entries) == 2) for cf in entries]
+
+
 def percent(chance: Fraction) -> float:
     return round(float(chance) * 100, 1)
 

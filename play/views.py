@@ -176,7 +176,9 @@ def battle_new(request: HttpRequest) -> HttpResponse:
     context: dict[str, Any] = {
         "campaign": campaign,
         "own": own,
-        "entries": entries,
+        "entries": presenters.campaign_force_choices(
+            entries, request.POST if request.method == "POST" else None
+        ),
         "errors": [],
         "values": request.POST,
         "preselected": request.POST.get("force") or request.GET.get("force", ""),
@@ -378,6 +380,32 @@ def watch_state(request: HttpRequest, token: str) -> HttpResponse:
     )
 
 
+def _after_without_js(
+    request: HttpRequest,
+    battle: Battle,
+    said: str,
+    errors: list[str] | None,
+    status: int,
+    closes: bool,
+) -> HttpResponse:
+    """A plain form post's answer: a change by a redirect (the sheet kept in its address),
+    a refusal at once, the page again with what was typed."""
+    from_sheet = "sheet_do" in request.POST
+    if errors:
+        for message in errors:
+            messages.error(request, message)
+        fresh = Battle.objects.select_related("campaign").get(pk=battle.pk)
+        mine = selectors.player_sides(battle=fresh, user=request.user)
+        asked = _asked_sheet(request) if from_sheet else None
+        return _screen(request, fresh, viewer_sides=mine, sheet=asked, status=status)
+    messages.success(request, said)
+    url = reverse("play:battle", args=[battle.pk])
+    if from_sheet and not closes:
+        figure, do, _ = _asked_sheet(request)
+        url += f"?figure={whole_number(str(figure)) or ''}&do={do}#sheet"
+    return redirect(url)
+
+
 def _after(
     request: HttpRequest,
     battle: Battle,
@@ -392,19 +420,11 @@ def _after(
     prompts, the log and, for an action from the sheet, the sheet again: after a refusal
     with everything typed, after a change with the same figure and action but its dice
     box empty (entered dice are used once); "Activated" closes it. Without JavaScript:
-    a change by a redirect (the sheet kept in its address), a refusal at once, the page
-    again with what was typed."""
+    `_after_without_js`."""
     from_sheet = "sheet_do" in request.POST
     closes = kind == "activate"
     if not is_htmx(request):
-        return _after_without_js(
-            request,
-            battle,
-            said=said,
-            errors=errors,
-            status=status,
-            keep=from_sheet and not closes,
-        )
+        return _after_without_js(request, battle, said, errors, status, closes)
     # A change stored shows on the caller's battle (the services set its state and
     # version, and refuse a battle that has ended): it is the battle as stored. After a
     # refusal the battle is read again, as another player may have moved it on.
@@ -438,32 +458,6 @@ def _after(
     response["ETag"] = api.etag_of(fresh.version)  # what the page's next poll sends back
     patch_vary_headers(response, ("HX-Request",))
     return response
-
-
-def _after_without_js(
-    request: HttpRequest,
-    battle: Battle,
-    *,
-    said: str,
-    errors: list[str] | None,
-    status: int,
-    keep: bool,
-) -> HttpResponse:
-    """Without JavaScript: a refusal answers the page at once, its sheet as it was sent;
-    a change redirects to the page (`keep`: with the same figure's sheet open)."""
-    if errors:
-        for message in errors:
-            messages.error(request, message)
-        fresh = Battle.objects.select_related("campaign").get(pk=battle.pk)
-        mine = selectors.player_sides(battle=fresh, user=request.user)
-        asked = _asked_sheet(request) if "sheet_do" in request.POST else None
-        return _screen(request, fresh, viewer_sides=mine, sheet=asked, status=status)
-    messages.success(request, said)
-    url = reverse("play:battle", args=[battle.pk])
-    if keep:
-        figure, do, _ = _asked_sheet(request)
-        url += f"?figure={whole_number(str(figure)) or ''}&do={do}#sheet"
-    return redirect(url)
 
 
 @login_required

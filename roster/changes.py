@@ -238,3 +238,6 @@ CHANGES: dict[str, tuple[str, Change]] = {
 BETWEEN_BATTLES: dict[str, tuple[str, Change]] = {
     "purchase-add": ("purchases", _change_purchase_buy),
 }
+# The changes that, for a member who has fought, spend the campaign's Resources for good
+# (R17a, R18: nothing is refunded): the builder asks once before making them (issue #31).
+ASKED_BETWEEN_BATTLES = frozenset({"purchase-add", "equipment-add"})

@@ -170,9 +170,10 @@ def _society_label(society: Society | None, member: Member) -> str:
 
 
 def advancement_entry(adv: dict[str, Any], society: Society | None, catalogue: Catalogue) -> Entry:
-    line = society.lines.get(adv.get("line")) if society else None
+    number = adv.get("line")
+    line = society.lines.get(number) if society and isinstance(number, int) else None
     if line is None:
-        return Entry(label=f"Line {adv.get('line')}")
+        return Entry(label=f"Line {number}")
     if line.kind == "statistic":
         option = line.option_for(adv.get("choice"))
         if option is not None and line.needs_choice:
@@ -371,6 +372,81 @@ def force_problems(evaluation: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
+# --- money ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Money:
+    """A force's Resources as every figure of a page says them (the header's status, a
+    campaign copy's "Between battles" box), so no two can disagree (issue #31).
+
+    A campaign copy's Resources are its cost plus the ledger's balance (R11, R15): what is
+    left is the ledger's balance itself, read from the policy, never worked out in a
+    template. A force of one's own has what its stored evaluation says."""
+
+    spent: int
+    resources: int
+    left: int
+    from_ledger: bool
+
+    @property
+    def over_budget(self) -> int:
+        """How far the cost is over the Resources (0 when it is not)."""
+        return max(0, -self.left)
+
+
+def force_money(evaluation: dict[str, Any], balance: int | None) -> Money:
+    """The force's Resources from its stored evaluation and, for a campaign copy, the
+    ledger's `balance` (`ForcePolicy.balance`; None for a force of one's own)."""
+    spent = int(evaluation.get("total_cost", 0))
+    if balance is None:
+        return Money(
+            spent=spent,
+            resources=int(evaluation.get("resources", 0)),
+            left=int(evaluation.get("remaining", 0)),
+            from_ledger=False,
+        )
+    return Money(spent=spent, resources=spent + balance, left=balance, from_ledger=True)
+
+
+@dataclass(frozen=True, slots=True)
+class Confirmation:
+    """A between-battles purchase asked about before it is made (issue #31): it is paid
+    from the campaign's ledger and never refunded (R17a, R18), so the builder asks once,
+    on the option's own row, with what it costs and what is left."""
+
+    step: str  # the change: "purchase-add" or "equipment-add"
+    key: str
+    name: str
+    cost: int
+    left: int  # the ledger's balance before paying
+
+    @property
+    def section(self) -> str:
+        """The builder step the purchase is made in."""
+        return "purchases" if self.step == "purchase-add" else "equipment"
+
+    @property
+    def notice(self) -> str:
+        return (
+            f"Buying {self.name} takes {self.cost} of the {self.left} Resources left, and "
+            "cannot be undone: confirm beside it."
+        )
+
+
+def purchase_confirmation(
+    step: str, key: str, groups: tuple[options.OptionGroup, ...], money: Money
+) -> Confirmation | None:
+    """The question for buying `key` from `groups` (the step's options), or None when
+    it is not an option that can be bought now (its row says why)."""
+    option = next(
+        (o for group in groups for o in group.options if o.key == key and o.available), None
+    )
+    if option is None or option.cost is None:
+        return None
+    return Confirmation(step=step, key=key, name=option.name, cost=option.cost, left=money.left)
+
+
 # --- the member builder ------------------------------------------------------------------
 
 
@@ -398,6 +474,28 @@ def reroll_costs(rerolls: int, fr_now: int | None) -> RerollCosts:
         rerolls_paid=rerolls * engine.REROLL_FR_COST,
         can_reroll=fr_now is None or fr_now >= engine.REROLL_FR_COST,
     )
+
+
+def roll_state(advancement: dict[str, Any] | None, last: SkillRoll | None) -> str:
+    """Where a skill advancement's roll stands (R5), for the builder's free slots and a
+    campaign's level-ups alike: "picked" or "rolled" once it has its skill, "natural-12"
+    (roll again on any table), "pick-freely" (the die chose a skill it cannot take), else
+    "to-roll"."""
+    adv = advancement or {}
+    if adv.get("skill"):
+        return "picked" if adv.get("method") == "picked" else "rolled"
+    if last and last.outcome == SkillRoll.Outcome.NATURAL_12 and adv.get("natural_12"):
+        return "natural-12"
+    if last and last.outcome == SkillRoll.Outcome.PICK_FREELY:
+        return "pick-freely"
+    return "to-roll"
+
+
+def free_choices(state: str, last: SkillRoll | None, catalogue: Catalogue) -> list[Any]:
+    """The skills a roll left to pick from, free (R5), while its state is "pick-freely"."""
+    if state != "pick-freely" or last is None:
+        return []
+    return [catalogue.skills[k] for k in last.choices if k in catalogue.skills]
 
 
 @dataclass(slots=True)
@@ -451,19 +549,10 @@ def free_slots(
         rolls = [r for r in member.rolls.all() if r.slot == slot]
         last = rolls[-1] if rolls else None
         category = None
-        state = "empty"
-        if adv is not None:
-            state = "statistic"
+        state = "empty" if adv is None else "statistic"
         if line is not None and line.kind == "skill":
-            category = catalogue.skill_categories.get(line.skill_category)
-            if adv.get("skill"):
-                state = "picked" if adv.get("method") == "picked" else "rolled"
-            elif last and last.outcome == SkillRoll.Outcome.NATURAL_12 and adv.get("natural_12"):
-                state = "natural-12"
-            elif last and last.outcome == SkillRoll.Outcome.PICK_FREELY:
-                state = "pick-freely"
-            else:
-                state = "to-roll"
+            category = catalogue.skill_categories.get(line.skill_category or "")
+            state = roll_state(adv, last)
         current_key = None
         if adv is not None:
             choice = adv.get("choice")
@@ -489,11 +578,7 @@ def free_slots(
                     if category is not None
                     else ()
                 ),
-                free_choices=(
-                    [catalogue.skills[k] for k in last.choices if k in catalogue.skills]
-                    if state == "pick-freely" and last
-                    else []
-                ),
+                free_choices=free_choices(state, last, catalogue),
                 can_clear=adv is not None and index == len(advancements) - 1,
                 costs=reroll_costs(
                     int((adv or {}).get("rerolls") or 0),
@@ -504,7 +589,7 @@ def free_slots(
     return slots
 
 
-class BuilderUrls(dict):
+class BuilderUrls(dict[str, str]):
     """The member page's form and step URLs by name ("equipment_add" for the
     "equipment-add" change, "roll", "step_spells"), each reversed once per request and
     only if the page shows it: the step forms repeat them per row and group."""

@@ -34,7 +34,7 @@ from dbd_site.inputs import is_whole_number
 from dbd_site.rendering import add_refusal_to_form, is_htmx, refusal_messages, render_page
 from idempotency.decorators import idempotent
 from roster import cache_keys, engine, member_rows, options, selectors, services
-from roster.changes import BETWEEN_BATTLES, CHANGES, Rejected
+from roster.changes import ASKED_BETWEEN_BATTLES, BETWEEN_BATTLES, CHANGES, Rejected
 from roster.documents import Problem
 from roster.forms import (
     IMPORT_MAX_BYTES,
@@ -49,14 +49,17 @@ from roster.models import Force, Member, SkillRoll
 from roster.policy import policy_for
 from roster.presenters import (
     BuilderUrls,
+    Confirmation,
     Entry,
     MemberCard,
+    force_money,
     force_problems,
     free_slots,
     group_forces,
     member_card,
     member_evaluation,
     name_shared,
+    purchase_confirmation,
     roll_outcome,
 )
 from rules import dice
@@ -138,6 +141,10 @@ def _force_context(
         "cards": cards,
         "card_html": card_html,
         "force_problems": cache(lambda: force_problems(evaluation())),
+        # A reader of a shared link sees the stored figures (no ledger read for them).
+        "money": cache(
+            lambda: force_money(evaluation(), None if read_only else policy().balance())
+        ),
         "share_url": share_url,
         "read_only": read_only,
         "policy_note": cache(lambda: None if read_only else policy().note()),
@@ -541,6 +548,7 @@ def _builder_context(
     errors: dict[str, list[str]] | None = None,
     notice: str = "",
     open_steps: frozenset[str] | None = None,
+    asking: tuple[str, str] | None = None,
 ) -> dict[str, Any]:
     """Everything the member page shows: its card (the stored evaluation) and each step's
     options with costs and reasons (what-ifs answered by the engine).
@@ -587,6 +595,20 @@ def _builder_context(
             )
         return form
 
+    purchase_groups = cache(
+        lambda: options.purchase_options(data, catalogue, between_battles=between_battles)
+    )
+    equipment_groups = cache(lambda: options.equipment_options(data, catalogue))
+    money = cache(lambda: force_money(evaluation, policy.balance()))
+
+    def confirming() -> Confirmation | None:
+        """The between-battles purchase `asking` names, to be confirmed on its row."""
+        if asking is None:
+            return None
+        step, key = asking
+        groups = purchase_groups() if step == "purchase-add" else equipment_groups()
+        return purchase_confirmation(step, key, groups, money())
+
     return {
         "force": force,
         "member": member,
@@ -607,13 +629,12 @@ def _builder_context(
         ),
         "free_slots": cache(lambda: free_slots(member, data, card, catalogue)),
         "tables": list(catalogue.skill_categories.values()),
-        "purchase_groups": cache(
-            lambda: options.purchase_options(data, catalogue, between_battles=between_battles)
-        ),
+        "purchase_groups": purchase_groups,
         "between_battles": between_battles,
-        "ledger_balance": cache(policy.balance),
+        "money": money,
+        "confirming": cache(confirming),
         "policy_note": cache(policy.note),
-        "equipment_groups": cache(lambda: options.equipment_options(data, catalogue)),
+        "equipment_groups": equipment_groups,
         "spell_groups": cache(lambda: options.spell_options(data, catalogue)),
         "spells_catalogue": catalogue.spells,
         "spells_known": cache(spells_known),
@@ -664,18 +685,20 @@ def _builder_response(
     notice: str = "",
     refused: DomainError | None = None,
     changed: Member | None = None,
+    asking: tuple[str, str] | None = None,
 ) -> HttpResponse:
     """After a change: htmx gets the changed step, with the card, status and notice out of
     band; a plain form post is redirected back to the step (PRG), or shown the page again
     with the refusal (`refused`: its status, its words beside the step).
 
-    `changed` is the member as the write path stored it (its `force` showing the stored
-    evaluation, version and members), when the caller holds it: then nothing is read
-    again; otherwise the force is. After a change the other steps are stale: the page
-    refreshes each one as it comes into view (the "builder-changed" event,
-    static/js/site.js).
+    `changed`: the member as the write path stored it, when the caller holds it (nothing
+    is read again). The other steps are stale after a change: the page refreshes each as
+    it comes into view (the "builder-changed" event, static/js/site.js).
+
+    `asking` (a change and its option's key): nothing changed; the step shows that
+    between-battles purchase to confirm on its row, the question in the notice.
     """
-    if refused is None and not is_htmx(request):
+    if refused is None and asking is None and not is_htmx(request):
         messages.success(request, notice)
         url = reverse("roster:member", args=[force_id, member_id])
         return redirect(f"{url}?step={section}#step-{section}")
@@ -694,10 +717,9 @@ def _builder_response(
         errors=errors,
         notice=notice,
         open_steps=frozenset({section}),
+        asking=asking,
     )
-    if context["name_taken"] and section == "basics" and refused is None:
-        # Saved (a draft may break rules), but not "Saved" alone: R10 wants unique names.
-        context["notice"] = f"Saved, but another member is already called {member.name}."
+    context["notice"] = _answer_notice(context, member, section, refused)
     status = refused.status if refused else 200
     if not is_htmx(request):
         return render_page(request, "roster/member.html", context, status=status, compact=True)
@@ -705,16 +727,25 @@ def _builder_response(
     # Only the first step renames; its answer updates the heading, breadcrumb and title.
     context["names_may_change"] = section == "basics"
     response = render_page(
-        request,
-        "roster/member.html",
-        context,
-        status=status,
-        partial="step-answer",
-        compact=True,
+        request, "roster/member.html", context, status=status, partial="step-answer", compact=True
     )
-    if refused is None:
+    if refused is None and asking is None:
         trigger_client_event(response, "builder-changed", {"step": f"step-{section}"})
     return response
+
+
+def _answer_notice(
+    context: dict[str, Any], member: Member, section: str, refused: DomainError | None
+) -> str:
+    """The one notice of a change's answer: a purchase to confirm asks its question; a
+    saved name another member has says so; otherwise the caller's notice."""
+    question = context["confirming"]()
+    if question is not None:
+        return question.notice
+    if context["name_taken"] and section == "basics" and refused is None:
+        # Saved (a draft may break rules), but not "Saved" alone: R10 wants unique names.
+        return f"Saved, but another member is already called {member.name}."
+    return context["notice"]
 
 
 def made_on(request: HttpRequest) -> int | None:
@@ -749,8 +780,15 @@ def member_edit(request: HttpRequest, force_id: int, member_id: int, step: str) 
     # stored evaluation on this instance.
     force = selectors.get_force_row(user=request.user, force_id=force_id)
     section, change = CHANGES[step]
-    if step in BETWEEN_BATTLES and member_id in policy_for(force).fixed_members():
+    fought = member_id in policy_for(force).fixed_members()
+    if step in BETWEEN_BATTLES and fought:
         section, change = BETWEEN_BATTLES[step]  # R17a: bought after the member has fought
+    if step in ASKED_BETWEEN_BATTLES and fought:
+        # Paid from the campaign's ledger for good (R18): asked once, on the option's row;
+        # the confirming button sends the key it confirms.
+        key = request.POST.get("add", "")
+        if request.POST.get("confirmed") != key:
+            return _builder_response(request, force_id, member_id, section, asking=(step, key))
     catalogue = get_catalogue()
     names: list[str] = []
     notices: list[str] = []

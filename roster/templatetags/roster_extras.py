@@ -26,12 +26,6 @@ def signed(value: int | None) -> str:
 
 
 @register.filter
-def magnitude(value: int | None) -> int | None:
-    """How far over budget, from the engine's (negative) Resources left."""
-    return None if value is None else abs(value)
-
-
-@register.filter
 def spell_range(spell: Spell) -> str:
     if spell.range_kind == "inches":
         return f'{spell.range_inches}"'

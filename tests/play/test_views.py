@@ -1,9 +1,12 @@
 """The battle pages: start, the screen, an action from a form, the poll's 304, the odds
 shown before rolling, undo, end, the spectator link."""
 
+import re
+
 import pytest
 from django.test import Client
 
+from campaign import services as campaign_services
 from play import selectors, services, table
 from play.models import Battle, BattleFigure
 from tests.play import acting
@@ -43,6 +46,39 @@ def test_start_a_one_off_with_two_own_forces(alice):
     screen = page.get(response["Location"]).content.decode()
     assert "Tap one of your figures to act." in screen
     assert 'data-testid="hp-' in screen
+
+
+def ticked_forces(html: str) -> list[str]:
+    """The campaign forces' checkboxes of the start form that are ticked, by value."""
+    return re.findall(r'name="forces" value="(\d+)" checked', html)
+
+
+def test_a_campaign_of_two_forces_ticks_both(campaign, alice, red, blue):
+    """Issue #31: with exactly two forces, the battle there is to start is the default."""
+    page = client_for(alice)
+    html = page.get(f"/play/new/?campaign={campaign.pk}").content.decode()
+    assert ticked_forces(html) == [str(red.force_id), str(blue.force_id)]
+    response = page.post(
+        "/play/new/",
+        {"campaign": campaign.pk, "scenario": "Duel", "forces": ticked_forces(html)},
+    )
+    assert response.status_code == 302
+
+
+def test_a_campaign_of_three_ticks_none_and_a_refusal_keeps_the_ticks(
+    campaign, alice, red, blue, eve
+):
+    campaign_services.join_campaign(user=eve, token=campaign.invite_token)
+    campaign_services.enter_force(campaign=campaign, player=eve, force=play_force(eve, "Green"))
+    page = client_for(alice)
+    html = page.get(f"/play/new/?campaign={campaign.pk}").content.decode()
+    assert html.count('name="forces"') == 3
+    assert ticked_forces(html) == []
+    refused = page.post(
+        "/play/new/", {"campaign": campaign.pk, "scenario": "", "forces": [red.force_id]}
+    )
+    assert refused.status_code == 400
+    assert ticked_forces(refused.content.decode()) == [str(red.force_id)]
 
 
 def test_an_attack_from_the_form_and_the_other_phone_sees_it(campaign_battle, alice, bob):
