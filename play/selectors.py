@@ -398,6 +398,38 @@ def battle_view(
     )
 
 
+@dataclass(frozen=True, slots=True)
+class ScreenLog:
+    """What the screen's log fold is sent: `lines` latest first, and `key`, the log's
+    position they bring it to ("<last seq>.<undone count>"). `whole`: the fold's lines
+    as they stand (the latest `limit`), to replace what it shows; otherwise only the
+    lines after those it shows, to put on top of them."""
+
+    lines: list[BattleAction]
+    key: str
+    whole: bool
+
+
+def screen_log(*, battle: Battle, shows: str | None, limit: int) -> ScreenLog:
+    """The log's lines the screen's open fold is missing. `shows`: the key of what it
+    shows (`ScreenLog.key`), or None for the whole fold. An undo since then strikes a
+    line the fold shows: the whole fold again. Two reads, however long the log."""
+    undone = battle.actions.filter(undone_at__isnull=False).count()
+    lines = (
+        battle.actions.select_related("actor")
+        .defer("state_before", "detail", "events")
+        .order_by("-seq")
+    )
+    last, _, undos = (shows or "").partition(".")
+    whole = not (last.isdigit() and undos.isdigit() and int(undos) == undone)
+    if not whole:
+        lines = lines.filter(seq__gt=int(last))
+    found = list(lines[:limit])
+    top = found[0].seq if found else (0 if whole else int(last))
+    # More new lines than the fold keeps (a phone back after a long while): the whole fold.
+    return ScreenLog(found, f"{top}.{undone}", whole or len(found) >= limit)
+
+
 # --- the dice check ---------------------------------------------------------------------------
 
 

@@ -9,6 +9,7 @@ urlpatterns = [
     path("new/", views.battle_new, name="new"),
     path("<int:battle_id>/", views.battle_page, name="battle"),
     path("<int:battle_id>/state/", views.state, name="state"),
+    path("<int:battle_id>/log/", views.log, name="log"),
     path("<int:battle_id>/act/", views.act, name="act"),
     path("<int:battle_id>/odds/", views.odds, name="odds"),
     path("<int:battle_id>/sheet/", views.sheet, name="sheet"),
@@ -21,5 +22,6 @@ urlpatterns = [
     path("<int:battle_id>/invitation/", views.invitation, name="invitation"),
     path("watch/<str:token>/", views.watch, name="watch"),
     path("watch/<str:token>/state/", views.watch_state, name="watch_state"),
+    path("watch/<str:token>/log/", views.watch_log, name="watch_log"),
     path("watch/<str:token>/dice/", views.watch_dice, name="watch_dice"),
 ]

@@ -238,14 +238,14 @@ def _screen_context(
     viewer_sides: frozenset[int],
     watching: bool = False,
     sheet: Sheet | None = None,
+    log: str | None = None,
 ) -> dict[str, Any]:
     """What the screen shows: the figures' cards, the turn's controls, the prompts for the
     reader's own decisions, and the action sheet when `sheet` asks for it (a figure, an
     action, the values typed); a poll's answer has no sheet. `viewer_sides`: the sides the
-    reader plays (P9); none for a watcher. After the end, no controls."""
-    view = selectors.battle_view(
-        battle=battle, log_limit=SCREEN_LOG_LINES, viewer_sides=viewer_sides
-    )
+    reader plays (P9); none for a watcher. After the end, no controls. `log`: what the
+    open log fold shows (its key; "" for none yet), None while it is closed: no lines."""
+    view = selectors.battle_view(battle=battle, log_limit=0, viewer_sides=viewer_sides)
     may_act = bool(viewer_sides) and battle.status == Battle.Status.PLAYING
     catalogue = get_catalogue()
     context: dict[str, Any] = {
@@ -257,7 +257,7 @@ def _screen_context(
         "cards": presenters.cards(view, catalogue, may_act=may_act),
         "undo_label": presenters.undo_label(view) if may_act else "",
         "dice_entry_off": presenters.dice_entry_off(battle),
-        "screen_log_lines": SCREEN_LOG_LINES,
+        **_log_context(battle, log, watching=watching),
         "dice_commitment": selectors.dice_commitment(battle),
         "dice_url": (
             reverse("play:watch_dice", args=[battle.spectator_token])
@@ -288,6 +288,33 @@ def _screen_context(
     return context
 
 
+def _log_context(battle: Battle, shows: str | None, *, watching: bool) -> dict[str, Any]:
+    """The log fold's part of the screen: its lines when open (`shows`, as in
+    `_screen_context`), where it loads them from, and the page that opens it without
+    JavaScript."""
+    page = (
+        reverse("play:watch", args=[battle.spectator_token])
+        if watching
+        else reverse("play:battle", args=[battle.pk])
+    )
+    return {
+        "log": None
+        if shows is None
+        else selectors.screen_log(battle=battle, shows=shows or None, limit=SCREEN_LOG_LINES),
+        "screen_log_lines": SCREEN_LOG_LINES,
+        "log_url": page + "log/",
+        "log_page_url": page + "?log=open#log",
+    }
+
+
+def _log_shown(request: HttpRequest) -> str | None:
+    """What the page's log fold shows, as its request says: `Log-After` (the key of its
+    lines) from an open fold, else closed; a page asked with `?log=open` opens it."""
+    if request.method == "GET" and request.GET.get("log") == "open":
+        return ""
+    return request.headers.get("Log-After")
+
+
 def _asked_sheet(request: HttpRequest) -> Sheet:
     """The sheet a page or a sheet request asks for (`?figure=<id>&do=<action>`)."""
     source = request.POST if request.method == "POST" else request.GET
@@ -313,6 +340,7 @@ def battle_page(request: HttpRequest, battle_id: int) -> HttpResponse:
         battle,
         viewer_sides=selectors.player_sides(battle=battle, user=request.user),
         sheet=_asked_sheet(request),
+        log=_log_shown(request),
     )
 
 
@@ -320,7 +348,32 @@ def battle_page(request: HttpRequest, battle_id: int) -> HttpResponse:
 @not_found_is_404
 def watch(request: HttpRequest, token: str) -> HttpResponse:
     battle = selectors.get_battle_by_token(token=token)
-    return _screen(request, battle, viewer_sides=frozenset(), watching=True)
+    return _screen(
+        request, battle, viewer_sides=frozenset(), watching=True, log=_log_shown(request)
+    )
+
+
+def _log(request: HttpRequest, battle: Battle, *, watching: bool) -> HttpResponse:
+    """The log fold's lines, asked for as it opens (the latest ones)."""
+    context = {"battle": battle, **_log_context(battle, "", watching=watching)}
+    response = render(request, "play/battle.html#log-body", context)
+    patch_cache_control(response, private=True, no_cache=True)
+    return response
+
+
+@login_required
+@require_GET
+@not_found_is_404
+def log(request: HttpRequest, battle_id: int) -> HttpResponse:
+    return _log(
+        request, selectors.get_battle(user=request.user, battle_id=battle_id), watching=False
+    )
+
+
+@require_GET
+@not_found_is_404
+def watch_log(request: HttpRequest, token: str) -> HttpResponse:
+    return _log(request, selectors.get_battle_by_token(token=token), watching=True)
 
 
 def _unchanged() -> HttpResponse:
@@ -349,11 +402,13 @@ def _state(
         mine = (
             frozenset() if watching else selectors.player_sides(battle=battle, user=request.user)
         )
-        context = _screen_context(request, battle, viewer_sides=mine, watching=watching)
+        context = _screen_context(
+            request, battle, viewer_sides=mine, watching=watching, log=_log_shown(request)
+        )
         response = render(request, "play/battle.html#news", context)
     response["ETag"] = etag
     patch_cache_control(response, private=True, no_cache=True)
-    patch_vary_headers(response, ("HX-Request",))
+    patch_vary_headers(response, ("HX-Request", "Log-After"))
     return response
 
 
@@ -439,7 +494,9 @@ def _after(
             sheet = ("", "", {})
         else:
             sheet = (figure, do, presenters.kept_after(values))
-    context = _screen_context(request, fresh, viewer_sides=mine, sheet=sheet)
+    context = _screen_context(
+        request, fresh, viewer_sides=mine, sheet=sheet, log=_log_shown(request)
+    )
     if (
         sheet is not None
         and not errors

@@ -82,6 +82,14 @@
   }
 
   document.addEventListener("htmx:configRequest", function (event) {
+    // An answer to the panel (a poll, an action, an undo) brings the open log fold only
+    // the lines after those it shows (its key); a closed fold, none.
+    var log = document.getElementById("log");
+    var shows = document.getElementById("log-key");
+    if (event.detail.target && event.detail.target.id === "battle-state" &&
+        log && log.open && shows) {
+      event.detail.headers["Log-After"] = shows.getAttribute("data-shows");
+    }
     if (event.target && event.target.id === "battle-state" && event.detail.verb === "get") {
       // The poll needs its If-None-Match alone: a GET wants no CSRF token, and the
       // answer does not depend on htmx's own headers. Fewer bytes, many times an hour.

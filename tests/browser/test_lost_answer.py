@@ -71,6 +71,8 @@ def kinds(battle) -> list[str]:
 def test_a_roll_whose_answer_is_lost_is_checked_and_in_the_log_once(live_server, browser, battle):
     page = signed_in_page(browser, live_server, battle.created_by, "phone-light")
     page.goto(live_server.url + reverse("play:battle", args=[battle.pk]))
+    page.locator("#log > summary").click()  # the log's lines come as its fold opens
+    expect(page.locator(".play-log li")).to_have_count(1)
     sent = hold_the_first_answer(page, reverse("play:act", args=[battle.pk]))
     page.get_by_text("Roll plain d12").click()
     page.get_by_label("For", exact=True).fill("the crate")

@@ -148,9 +148,12 @@ def test_two_phones_play_a_campaign_battle(live_server, browser, django_user_mod
     no_transfer(b, a)
     attack(a, ids["0:Ann"], ids["1:Ben"], "12", weapon="light-pistol")
     expect(b.locator(f"#figure-{ids['1:Ben']}")).to_contain_text("Out of Action")
+    a.locator("#log > summary").click()  # the log's lines come as its fold opens
+    expect(a.locator(".play-log li").first).to_contain_text("Out of Action")
     act_panel(b, "Roll plain d12")
     done(b, lambda: b.get_by_role("button", name="Roll d12").click())
     expect(b.locator("#act-result")).to_contain_text("Rolled")
+    # The other phone's poll puts the new line on top; the undo brings the whole fold.
     expect(a.locator(".play-log li").first).to_contain_text("Rolled", use_inner_text=False)
     b.get_by_role("button", name="Undo: the roll of the dice").click()
     expect(a.locator(".play-log li").first).to_contain_text("(undone)", use_inner_text=False)

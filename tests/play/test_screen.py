@@ -169,7 +169,8 @@ def test_an_attack_from_the_sheet_answers_in_the_dock_and_empties_the_dice(
     assert 'name="dice" inputmode="numeric" autocomplete="off" value=""' in sheet  # used once
     assert f'<option value="{f["1:Ben"]}" selected>' in sheet  # the target is kept
     assert 'name="rear_arc" checked' not in sheet  # that roll's situation is not
-    assert 'id="log-lines"' in body
+    assert 'id="log-lines"' not in body  # the log's fold is closed: no lines
+    assert "log-body" not in body
 
 
 def test_a_refusal_keeps_everything_typed_and_says_why_in_the_dock(campaign_battle, alice):
@@ -330,6 +331,102 @@ def test_after_the_end_no_controls_and_the_dock_goes(campaign_battle, alice, bob
         assert "/sheet/" not in ended
     closed = page.get(f"/play/{battle.pk}/sheet/?figure={f['1:Ann']}", **HTMX).content.decode()
     assert "Roll the attack" not in closed
+
+
+# --- the log: sent only while its fold is open -------------------------------------------------
+
+
+def log_key(html: str) -> str:
+    return re.search(r'id="log-key" data-shows="([0-9.]+)"', html).group(1)
+
+
+def test_the_log_comes_when_its_fold_opens_and_then_only_what_is_new(campaign_battle, alice):
+    battle = campaign_battle
+    f = ids(battle)
+    page = client_for(alice)
+    shoot(battle, alice, f["0:Ann"], f["1:Ben"])
+    closed = page.get(f"/play/{battle.pk}/").content.decode()
+    assert 'id="log-lines"' not in closed
+    assert "Ann attacks Ben" not in closed
+    assert f'<a href="/play/{battle.pk}/?log=open#log">Show the log</a>' in closed
+    assert f'hx-get="/play/{battle.pk}/log/" hx-trigger="toggle[target.open]"' in closed
+    # Without JavaScript the link opens the page with the fold open.
+    opened = page.get(f"/play/{battle.pk}/?log=open").content.decode()
+    assert 'id="log" open' in opened
+    assert "Ann attacks Ben" in part(opened, "log-lines")
+    # With it, the fold asks for its lines as it opens: a list, polite, and its key.
+    fold = page.get(f"/play/{battle.pk}/log/", **HTMX).content.decode()
+    assert fold.lstrip().startswith('<ol class="play-log" id="log-lines" reversed')
+    assert 'aria-live="polite"' in fold
+    assert fold.count("<li") == 2  # the start and the attack
+    key = log_key(fold)
+    assert key == "2.0"
+    # An action's answer brings the lines after those the fold shows, on top of them.
+    rolled = page.post(
+        f"/play/{battle.pk}/act/",
+        {"type": "roll", "count": "1", "reason": "the crate"},
+        HTTP_LOG_AFTER=key,
+        **HTMX,
+    ).content.decode()
+    news = rolled[rolled.index('<ol hx-swap-oob="afterbegin:#log-lines">') :]
+    assert news.count("<li") == 1
+    assert "for the crate" in news
+    assert "Ann attacks Ben" not in rolled
+    assert log_key(rolled) == "3.0"
+    assert 'id="log-key" data-shows="3.0" hidden hx-swap-oob="true"' in rolled
+    # A poll brings the other side's line after those; one more of its own, nothing.
+    etag = page.get(f"/play/{battle.pk}/state/", **HTMX)["ETag"]
+    acting.end_activation(battle=battle, by=alice, figure=f["0:Ann"])
+    state = f"/play/{battle.pk}/state/"
+    poll = page.get(state, HTTP_IF_NONE_MATCH=etag, HTTP_LOG_AFTER="3.0", **HTMX)
+    assert "Log-After" in poll["Vary"]
+    news = poll.content.decode()
+    news = news[news.index('<ol hx-swap-oob="afterbegin:#log-lines">') :]
+    assert news.count("<li") == 1
+    assert "the crate" not in news
+    assert log_key(news) == "4.0"
+    again = page.get(state, HTTP_IF_NONE_MATCH=etag, HTTP_LOG_AFTER="4.0", **HTMX)
+    assert "log-lines" not in again.content.decode()
+    assert "log-key" not in again.content.decode()
+    # An undo strikes a line the fold shows: the whole fold again.
+    undone = page.post(f"/play/{battle.pk}/undo/", HTTP_LOG_AFTER="4.0", **HTMX).content.decode()
+    whole = undone[undone.index('<div id="log-body" hx-swap-oob="innerHTML">') :]
+    assert whole.count("<li") == 4
+    assert "(undone)" in whole
+    assert log_key(undone) == "4.1"
+
+
+def test_an_answer_does_not_grow_with_the_log(campaign_battle, alice):
+    """What an action answers weighs the same after 60 more lines in the log: closed,
+    the fold gets none; open, the lines after those it shows."""
+    battle = campaign_battle
+    f = ids(battle)
+    page = client_for(alice)
+    form = {
+        "type": "attack",
+        "sheet_do": "attack",
+        "figure": f["0:Ann"],
+        "target": f["1:Emma"],
+        "kind": "ranged",
+        "weapon": "light-pistol",
+        "dice": "1",
+    }
+
+    def sizes() -> tuple[int, int]:
+        closed = page.post(f"/play/{battle.pk}/act/", form, **HTMX)
+        key = log_key(page.get(f"/play/{battle.pk}/log/", **HTMX).content.decode())
+        open_ = page.post(f"/play/{battle.pk}/act/", form, HTTP_LOG_AFTER=key, **HTMX)
+        assert (closed.status_code, open_.status_code) == (200, 200)
+        return len(closed.content), len(open_.content)
+
+    short = sizes()
+    for _ in range(60):
+        acting.roll_d12(battle=battle, by=alice, rng=Dice(5), reason="a long log line " * 5)
+    long = sizes()
+    assert Battle.objects.get(pk=battle.pk).actions.count() > 60
+    # The same answer but for numbers (a seq, a count): a few bytes apart at most.
+    assert abs(long[0] - short[0]) < 100
+    assert abs(long[1] - short[1]) < 100
 
 
 # --- statements -------------------------------------------------------------------------------
