@@ -12,6 +12,7 @@ hidden: static/js/play.js); an unchanged battle answers 304 after one indexed re
 version.
 """
 
+import hashlib
 from collections.abc import Callable
 from functools import wraps
 from typing import Any
@@ -27,8 +28,10 @@ from django.http import (
     HttpResponseNotModified,
 )
 from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.cache import patch_cache_control, patch_vary_headers
+from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from rest_framework.exceptions import ValidationError
 
@@ -239,12 +242,14 @@ def _screen_context(
     watching: bool = False,
     sheet: Sheet | None = None,
     log: str | None = None,
+    shown_cards: frozenset[str] = frozenset(),
 ) -> dict[str, Any]:
     """What the screen shows: the figures' cards, the turn's controls, the prompts for the
     reader's own decisions, and the action sheet when `sheet` asks for it (a figure, an
     action, the values typed); a poll's answer has no sheet. `viewer_sides`: the sides the
     reader plays (P9); none for a watcher. After the end, no controls. `log`: what the
-    open log fold shows (its key; "" for none yet), None while it is closed: no lines."""
+    open log fold shows (its key; "" for none yet), None while it is closed: no lines.
+    `shown_cards`: the keys of the cards the page shows, sent again as empty ones."""
     view = selectors.battle_view(battle=battle, log_limit=0, viewer_sides=viewer_sides)
     may_act = bool(viewer_sides) and battle.status == Battle.Status.PLAYING
     catalogue = get_catalogue()
@@ -254,7 +259,9 @@ def _screen_context(
         "may_act": may_act,
         "is_side": bool(viewer_sides),  # a side's player, playing or not: may change links
         "watching": watching,
-        "cards": presenters.cards(view, catalogue, may_act=may_act),
+        "cards": _keyed_cards(
+            presenters.cards(view, catalogue, may_act=may_act), shown=shown_cards
+        ),
         "undo_label": presenters.undo_label(view) if may_act else "",
         "dice_entry_off": presenters.dice_entry_off(battle),
         **_log_context(battle, log, watching=watching),
@@ -286,6 +293,26 @@ def _screen_context(
         )
         context["spectator_url"] = _spectator_url(request, battle)
     return context
+
+
+def _keyed_cards(sides: list[dict[str, Any]], *, shown: frozenset[str]) -> list[dict[str, Any]]:
+    """Each card rendered on its own, keyed by a digest of what it shows: a card the page
+    already shows (its key in `shown`) is sent as an empty one with that key, which the
+    page keeps as it is (static/js/play.js). An action changes one or two figures' cards;
+    the others are not sent again."""
+    for side in sides:
+        for card in side["cards"]:
+            html = render_to_string("play/battle.html#card", {"c": card})
+            key = hashlib.sha256(html.encode()).hexdigest()[:12]
+            card["key"], card["same"] = key, key in shown
+            card["html"] = mark_safe(html.replace('data-key=""', f'data-key="{key}"', 1))
+    return sides
+
+
+def _shown_cards(request: HttpRequest) -> frozenset[str]:
+    """The keys of the cards the page shows (`Cards-Shown`, sent with an answer to the
+    state panel)."""
+    return frozenset(request.headers.get("Cards-Shown", "").split()[:64])
 
 
 def _log_context(battle: Battle, shows: str | None, *, watching: bool) -> dict[str, Any]:
@@ -403,12 +430,17 @@ def _state(
             frozenset() if watching else selectors.player_sides(battle=battle, user=request.user)
         )
         context = _screen_context(
-            request, battle, viewer_sides=mine, watching=watching, log=_log_shown(request)
+            request,
+            battle,
+            viewer_sides=mine,
+            watching=watching,
+            log=_log_shown(request),
+            shown_cards=_shown_cards(request),
         )
         response = render(request, "play/battle.html#news", context)
     response["ETag"] = etag
     patch_cache_control(response, private=True, no_cache=True)
-    patch_vary_headers(response, ("HX-Request", "Log-After"))
+    patch_vary_headers(response, ("HX-Request", "Log-After", "Cards-Shown"))
     return response
 
 
@@ -495,7 +527,12 @@ def _after(
         else:
             sheet = (figure, do, presenters.kept_after(values))
     context = _screen_context(
-        request, fresh, viewer_sides=mine, sheet=sheet, log=_log_shown(request)
+        request,
+        fresh,
+        viewer_sides=mine,
+        sheet=sheet,
+        log=_log_shown(request),
+        shown_cards=_shown_cards(request),
     )
     if (
         sheet is not None
@@ -513,7 +550,7 @@ def _after(
     context.update({"said": said, "errors": errors or []})
     response = render(request, "play/battle.html#answer", context, status=status)
     response["ETag"] = api.etag_of(fresh.version)  # what the page's next poll sends back
-    patch_vary_headers(response, ("HX-Request",))
+    patch_vary_headers(response, ("HX-Request", "Log-After", "Cards-Shown"))
     return response
 
 

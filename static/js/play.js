@@ -90,6 +90,15 @@
         log && log.open && shows) {
       event.detail.headers["Log-After"] = shows.getAttribute("data-shows");
     }
+    // It sends a card the page shows as it is empty, keyed (below): the keys it shows.
+    if (event.detail.target && event.detail.target.id === "battle-state") {
+      var keys = [];
+      document.querySelectorAll(".play-figure[data-key]:not([data-same])").forEach(
+        function (card) { keys.push(card.getAttribute("data-key")); });
+      if (keys.length) {
+        event.detail.headers["Cards-Shown"] = keys.join(" ");
+      }
+    }
     if (event.target && event.target.id === "battle-state" && event.detail.verb === "get") {
       // The poll needs its If-None-Match alone: a GET wants no CSRF token, and the
       // answer does not depend on htmx's own headers. Fewer bytes, many times an hour.
@@ -160,6 +169,34 @@
       event.stopPropagation();
     }
   }, true);
+
+  // --- Cards sent empty: the page keeps its own -------------------------------------------
+  // An answer sends a card the page showed when it asked (the same data-key) as an empty
+  // one marked data-same: the morph keeps the page's card. Should the page's card have
+  // changed since it asked (another answer came in between), the empty one goes in and
+  // the next poll asks for the whole panel again at once.
+  var missing = false;
+  if (window.Idiomorph) {
+    window.Idiomorph.defaults.callbacks.beforeNodeMorphed = function (old, fresh) {
+      if (fresh.nodeType !== 1 || !fresh.hasAttribute("data-same")) {
+        return true;
+      }
+      if (old.nodeType === 1 && old.getAttribute("data-key") === fresh.getAttribute("data-key") &&
+          !old.hasAttribute("data-same")) {
+        return false;
+      }
+      missing = true;
+      return true;
+    };
+  }
+  document.addEventListener("htmx:afterSettle", function () {
+    var state = panel();
+    if (missing && state) {
+      missing = false;
+      state.setAttribute("hx-headers", '{"If-None-Match": "W/\\"0\\""}');
+      schedule(0);
+    }
+  });
 
   // --- The dock: prompts kept while unchanged, cards to tap, room below the page --------
   // A prompt the player may be filling in (the Friendship transfer) is swapped only when

@@ -429,6 +429,50 @@ def test_an_answer_does_not_grow_with_the_log(campaign_battle, alice):
     assert abs(long[1] - short[1]) < 100
 
 
+def card_keys(html: str) -> dict[int, str]:
+    """The cards an answer sends whole, by figure: their keys."""
+    found = re.finditer(
+        r'id="figure-(\d+)" data-figure="\d+" data-key="(\w+)"(?! data-same)', html
+    )
+    return {int(m.group(1)): m.group(2) for m in found}
+
+
+def test_an_answer_sends_the_cards_the_page_shows_as_they_are_empty(campaign_battle, alice):
+    battle = campaign_battle
+    f = ids(battle)
+    page = client_for(alice)
+    shown = card_keys(page.get(f"/play/{battle.pk}/").content.decode())
+    assert len(shown) == 8
+    form = {
+        "type": "attack",
+        "sheet_do": "attack",
+        "figure": f["0:Ann"],
+        "target": f["1:Ben"],
+        "kind": "ranged",
+        "weapon": "light-pistol",
+        "dice": "12",
+    }
+    answer = page.post(
+        f"/play/{battle.pk}/act/", form, HTTP_CARDS_SHOWN=" ".join(shown.values()), **HTMX
+    )
+    body = answer.content.decode()
+    assert "Cards-Shown" in answer["Vary"]
+    # Ann (activating now) and Ben (hit) whole, with new keys; the other six empty.
+    sent = card_keys(body)
+    assert set(sent) == {f["0:Ann"], f["1:Ben"]}
+    assert sent[f["0:Ann"]] != shown[f["0:Ann"]]
+    assert "Activating now" in card(body, f["0:Ann"])
+    for figure in set(shown) - set(sent):
+        assert (
+            f'<li class="play-figure" id="figure-{figure}" data-figure="{figure}" '
+            f'data-key="{shown[figure]}" data-same></li>'
+        ) in body
+    # Without the keys (a page that shows none yet), every card whole.
+    poll = page.get(f"/play/{battle.pk}/state/", **HTMX).content.decode()
+    assert len(card_keys(poll)) == 8
+    assert "data-same" not in poll
+
+
 # --- statements -------------------------------------------------------------------------------
 
 
