@@ -243,13 +243,15 @@ def _screen_context(
     sheet: Sheet | None = None,
     log: str | None = None,
     shown_cards: frozenset[str] = frozenset(),
+    shown_choices: str = "",
 ) -> dict[str, Any]:
     """What the screen shows: the figures' cards, the turn's controls, the prompts for the
     reader's own decisions, and the action sheet when `sheet` asks for it (a figure, an
     action, the values typed); a poll's answer has no sheet. `viewer_sides`: the sides the
     reader plays (P9); none for a watcher. After the end, no controls. `log`: what the
     open log fold shows (its key; "" for none yet), None while it is closed: no lines.
-    `shown_cards`: the keys of the cards the page shows, sent again as empty ones."""
+    `shown_cards`: the keys of the cards the page shows, sent again as empty ones;
+    `shown_choices`: the key of the sheet's choices the page shows, the same."""
     view = selectors.battle_view(battle=battle, log_limit=0, viewer_sides=viewer_sides)
     may_act = bool(viewer_sides) and battle.status == Battle.Status.PLAYING
     catalogue = get_catalogue()
@@ -291,6 +293,7 @@ def _screen_context(
         context["sheet"] = presenters.sheet(
             view, catalogue, figure_id=figure_id, do=do, values=values, may_act=may_act
         )
+        context["sheet_choices"] = _sheet_choices(context["sheet"], shown=shown_choices)
         context["spectator_url"] = _spectator_url(request, battle)
     return context
 
@@ -307,6 +310,16 @@ def _keyed_cards(sides: list[dict[str, Any]], *, shown: frozenset[str]) -> list[
             card["key"], card["same"] = key, key in shown
             card["html"] = mark_safe(html.replace('data-key=""', f'data-key="{key}"', 1))
     return sides
+
+
+def _sheet_choices(sheet: dict[str, Any], *, shown: str) -> dict[str, Any]:
+    """The sheet's choices rendered on its own and keyed as a card is (`_keyed_cards`):
+    `same` when the page shows them as they are (`shown`, their key), to be sent empty."""
+    if not sheet.get("figure"):
+        return {}
+    html = render_to_string("play/battle.html#sheet-choices", {"sheet": sheet})
+    key = hashlib.sha256(html.encode()).hexdigest()[:12]
+    return {"html": mark_safe(html), "key": key, "same": key == shown}
 
 
 def _shown_cards(request: HttpRequest) -> frozenset[str]:
@@ -533,6 +546,7 @@ def _after(
         sheet=sheet,
         log=_log_shown(request),
         shown_cards=_shown_cards(request),
+        shown_choices=request.headers.get("Choices-Shown", ""),
     )
     if (
         sheet is not None
@@ -550,7 +564,7 @@ def _after(
     context.update({"said": said, "errors": errors or []})
     response = render(request, "play/battle.html#answer", context, status=status)
     response["ETag"] = api.etag_of(fresh.version)  # what the page's next poll sends back
-    patch_vary_headers(response, ("HX-Request", "Log-After", "Cards-Shown"))
+    patch_vary_headers(response, ("HX-Request", "Log-After", "Cards-Shown", "Choices-Shown"))
     return response
 
 

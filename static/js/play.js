@@ -98,6 +98,10 @@
       if (keys.length) {
         event.detail.headers["Cards-Shown"] = keys.join(" ");
       }
+      var choices = document.querySelector("#sheet-body[data-key]:not([data-same])");
+      if (choices && choices.getAttribute("data-key")) {
+        event.detail.headers["Choices-Shown"] = choices.getAttribute("data-key");
+      }
     }
     if (event.target && event.target.id === "battle-state" && event.detail.verb === "get") {
       // The poll needs its If-None-Match alone: a GET wants no CSRF token, and the
@@ -171,22 +175,44 @@
   }, true);
 
   // --- Cards sent empty: the page keeps its own -------------------------------------------
-  // An answer sends a card the page showed when it asked (the same data-key) as an empty
-  // one marked data-same: the morph keeps the page's card. Should the page's card have
-  // changed since it asked (another answer came in between), the empty one goes in and
-  // the next poll asks for the whole panel again at once.
+  // An answer sends a card (or the sheet's choices) the page showed when it asked (the same
+  // data-key) as an empty one marked data-same: the morph keeps the page's own. Should the
+  // page's card have changed since it asked (another answer came in between), it is kept
+  // too, and the next poll asks for the whole panel at once.
   var missing = false;
+  // A part kept is as the markup it was sent as: each field back to what that markup says
+  // (the dice box empty, a tick the markup has not unticked), as the morph would do.
+  function asSent(part) {
+    part.querySelectorAll("input, select, textarea").forEach(function (field) {
+      if (field.type === "checkbox" || field.type === "radio") {
+        field.checked = field.defaultChecked;
+      } else if (field.tagName === "SELECT") {
+        var chosen = -1;
+        Array.prototype.forEach.call(field.options, function (option, i) {
+          if (option.defaultSelected) { chosen = i; }
+        });
+        field.selectedIndex = chosen === -1 ? 0 : chosen;
+      } else {
+        field.value = field.defaultValue;
+      }
+    });
+  }
   if (window.Idiomorph) {
     window.Idiomorph.defaults.callbacks.beforeNodeMorphed = function (old, fresh) {
       if (fresh.nodeType !== 1 || !fresh.hasAttribute("data-same")) {
         return true;
       }
-      if (old.nodeType === 1 && old.getAttribute("data-key") === fresh.getAttribute("data-key") &&
-          !old.hasAttribute("data-same")) {
-        return false;
+      if (old.nodeType !== 1) {
+        return true;
       }
-      missing = true;
-      return true;
+      // Changed on the page since it asked (another answer came in between): the page's
+      // own is newer, kept; for a card the next poll asks for the whole panel.
+      if (old.getAttribute("data-key") !== fresh.getAttribute("data-key") &&
+          old.id !== "sheet-body") {
+        missing = true;
+      }
+      asSent(old);
+      return false;
     };
   }
   document.addEventListener("htmx:afterSettle", function () {

@@ -269,6 +269,7 @@ def test_two_phones_play_three_turns_by_tapping_cards(live_server, browser, djan
     sheet.get_by_label("Spell").select_option("seraphic-bolt")
     expect(sheet.locator("#spell-odds")).to_contain_text("4 dice at Difficulty 6")
     expect(sheet.get_by_label("Dragon Slayer's value (1-6)")).to_have_count(0)
+    settled(a)  # the sheet again with the chosen spell's odds, before the dice are typed
     sheet.get_by_label("Dice rolled at the table").fill("6 6 6 1")
     tap(a, sheet.get_by_role("button", name="Cast"), says="Seraphic Bolt")
     cast = a.locator("#spell-attack")

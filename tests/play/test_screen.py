@@ -473,6 +473,48 @@ def test_an_answer_sends_the_cards_the_page_shows_as_they_are_empty(campaign_bat
     assert "data-same" not in poll
 
 
+def choices_key(html: str) -> str:
+    return re.search(r'id="sheet-body".*? data-key="(\w+)"', html, re.DOTALL).group(1)
+
+
+def test_the_sheets_choices_come_back_empty_when_the_page_shows_them(campaign_battle, alice):
+    battle = campaign_battle
+    f = ids(battle)
+    page = client_for(alice)
+    form = {
+        "type": "attack",
+        "sheet_do": "attack",
+        "figure": f["0:Ann"],
+        "target": f["1:Ben"],
+        "kind": "ranged",
+        "weapon": "light-pistol",
+    }
+    shown = page.post(f"/play/{battle.pk}/sheet/", form, **HTMX).content.decode()
+    key = choices_key(shown)
+    answer = page.post(
+        f"/play/{battle.pk}/act/", form | {"dice": "12"}, HTTP_CHOICES_SHOWN=key, **HTMX
+    )
+    assert "Choices-Shown" in answer["Vary"]
+    sheet = part(answer.content.decode(), "sheet")
+    assert 'id="sheet-body"' in sheet
+    assert f'data-key="{key}" data-same>' in sheet
+    assert 'name="target"' not in sheet  # the choices are the page's own
+    assert 'name="dice" inputmode="numeric" autocomplete="off" value=""' in sheet  # used once
+    # A tick that roll's situation had: the choices change (unticked), sent whole.
+    ticked = page.post(f"/play/{battle.pk}/sheet/", form | {"rear_arc": "on"}, **HTMX)
+    key = choices_key(ticked.content.decode())
+    again = page.post(
+        f"/play/{battle.pk}/act/",
+        form | {"rear_arc": "on", "dice": "1"},
+        HTTP_CHOICES_SHOWN=key,
+        **HTMX,
+    ).content.decode()
+    sheet = part(again, "sheet")
+    assert "data-same" not in sheet[: sheet.index("play-sheet__foot")]
+    assert f'<option value="{f["1:Ben"]}" selected>' in sheet
+    assert 'name="rear_arc">' in sheet
+
+
 # --- statements -------------------------------------------------------------------------------
 
 
