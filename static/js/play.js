@@ -90,7 +90,8 @@
         log && log.open && shows) {
       event.detail.headers["Log-After"] = shows.getAttribute("data-shows");
     }
-    // It sends a card the page shows as it is empty, keyed (below): the keys it shows.
+    // It sends a card the page shows as it is empty, keyed (below): the keys it shows; an
+    // action's answer the same for the sheet's choices (a poll has no sheet).
     if (event.detail.target && event.detail.target.id === "battle-state") {
       var keys = [];
       document.querySelectorAll(".play-figure[data-key]:not([data-same])").forEach(
@@ -99,7 +100,7 @@
         event.detail.headers["Cards-Shown"] = keys.join(" ");
       }
       var choices = document.querySelector("#sheet-body[data-key]:not([data-same])");
-      if (choices && choices.getAttribute("data-key")) {
+      if (choices && choices.getAttribute("data-key") && event.detail.verb !== "get") {
         event.detail.headers["Choices-Shown"] = choices.getAttribute("data-key");
       }
     }
