@@ -268,17 +268,9 @@ def _screen_context(
         "dice_entry_off": presenters.dice_entry_off(battle),
         **_log_context(battle, log, watching=watching),
         "dice_commitment": selectors.dice_commitment(battle),
-        "dice_url": (
-            reverse("play:watch_dice", args=[battle.spectator_token])
-            if watching
-            else reverse("play:dice", args=[battle.pk])
-        ),
+        "dice_url": _url(battle, "dice", watching=watching),
         "dice_seed": selectors.revealed_seed(battle),
-        "state_url": (
-            reverse("play:watch_state", args=[battle.spectator_token])
-            if watching
-            else reverse("play:state", args=[battle.pk])
-        ),
+        "state_url": _url(battle, "state", watching=watching),
     }
     if may_act:
         context["initiative_rows"] = presenters.initiative_rows(view, {})
@@ -296,6 +288,13 @@ def _screen_context(
         context["sheet_choices"] = _sheet_choices(context["sheet"], shown=shown_choices)
         context["spectator_url"] = _spectator_url(request, battle)
     return context
+
+
+def _url(battle: Battle, name: str, *, watching: bool) -> str:
+    """A screen's address (`state`, `dice`, `log`...): a watcher's by the spectator link."""
+    if watching:
+        return reverse(f"play:watch_{name}", args=[battle.spectator_token])
+    return reverse(f"play:{name}", args=[battle.pk])
 
 
 def _keyed_cards(sides: list[dict[str, Any]], *, shown: frozenset[str]) -> list[dict[str, Any]]:
