@@ -5,7 +5,9 @@ production settings (SSRF)."""
 import pytest
 from django.contrib.auth.models import User
 from django.test import override_settings
+from rest_framework.test import APIClient
 
+from accounts.tokens import create_api_token
 from events import delivery, services
 from events.models import Delivery, Webhook
 from tests.campaign.conftest import api_problems
@@ -157,3 +159,14 @@ def test_the_admin_shows_hooks_and_their_log_but_never_a_secret(alice, client, r
         answer = client.get(page)
         assert answer.status_code == 200, page
         assert hook.secret not in answer.content.decode(), page
+
+
+def test_a_read_only_token_reads_the_feed_and_hooks_but_registers_none(alice):
+    _, raw = create_api_token(user=alice, name="dashboard", read_only=True)
+    reader = APIClient()
+    reader.credentials(HTTP_AUTHORIZATION=f"Token {raw}")
+    assert reader.get("/api/v1/events/").status_code == 200
+    assert reader.get(URL).status_code == 200
+    refused = register(reader)
+    assert (refused.status_code, api_problems(refused)) == (403, [("", "read-only-token")])
+    assert not Webhook.objects.exists()
