@@ -170,3 +170,17 @@ def test_a_read_only_token_reads_the_feed_and_hooks_but_registers_none(alice):
     refused = register(reader)
     assert (refused.status_code, api_problems(refused)) == (403, [("", "read-only-token")])
     assert not Webhook.objects.exists()
+
+
+def test_a_registration_sent_again_with_its_key_makes_one_hook(alice):
+    client = signed_in(alice)
+    body = {"url": "https://tool.example/hook", "kinds": ["invited"]}
+    first = client.post(URL, body, format="json", HTTP_IDEMPOTENCY_KEY="hook-1")
+    again = client.post(URL, body, format="json", HTTP_IDEMPOTENCY_KEY="hook-1")
+    assert (first.status_code, again.status_code, again["Idempotent-Replayed"]) == (
+        201,
+        201,
+        "true",
+    )
+    assert again.json() == first.json()
+    assert Webhook.objects.count() == 1
