@@ -854,13 +854,14 @@ class ExportView(CampaignApiView):
 class ImportView(CampaignApiView):
     @idempotent
     def post(self, request: Request) -> Response:
+        data = request.data  # read first: a body that cannot be read is 400 for anyone
         if not request.user.is_staff:
             raise NotAllowed("not-allowed", "Only the site's staff import campaigns.")
-        problems = documents.schema_problems(request.data, _IMPORT_VALIDATOR)
+        problems = documents.schema_problems(data, _IMPORT_VALIDATOR)
         if problems:
             raise Invalid.of(problems)
         try:
-            campaign = exports.import_campaign(data=request.data)
+            campaign = exports.import_campaign(data=data)
         except exports.CampaignImportError as error:
             raise Invalid("campaign-import", str(error)) from None
         url = reverse("campaign-api-detail", kwargs={"campaign_id": campaign.pk}, request=request)
