@@ -100,7 +100,7 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
                 "dbd_site.context_processors.navigation",
             ],
-            "builtins": ["django_htmx.templatetags.django_htmx"],
+            "builtins": ["django_htmx.templatetags.django_htmx", "dbd_site.templatetags.words"],
         },
     }
 ]

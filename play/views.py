@@ -450,6 +450,9 @@ def _after(
         context["sheet"] = presenters.sheet(
             context["view"], get_catalogue(), figure_id="", do="", values={}, may_act=False
         )
+    if errors and "initiative_rows" in context:
+        # The initiative's boxes as they were typed (a refusal loses nothing).
+        context["initiative_rows"] = presenters.initiative_rows(context["view"], request.POST)
     context.update({"said": said, "errors": errors or []})
     response = render(request, "play/battle.html#answer", context, status=status)
     response["ETag"] = api.etag_of(fresh.version)  # what the page's next poll sends back

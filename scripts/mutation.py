@@ -67,6 +67,9 @@ MODULES: dict[str, list[str]] = {
         "tests/play/test_table_outcomes.py",
         "tests/play/test_table_rules.py",
         "tests/play/test_dice_commitment.py",
+        "tests/play/test_spell_attack_rules.py",
+        "tests/play/test_table_boundaries.py",
+        "tests/play/test_table_refusals.py",
     ],
 }
 

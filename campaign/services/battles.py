@@ -36,6 +36,7 @@ from campaign.services.common import (
 )
 from dbd_site import preconditions
 from dbd_site.errors import Conflict, Invalid, NotAllowed, PreconditionFailed, Problem
+from dbd_site.words import counted
 from roster import services as roster_services
 from roster.models import Member
 
@@ -123,9 +124,10 @@ def _record_problems(
                 Problem(
                     f"{at}/members",
                     "out-of-action-credit",
-                    f"{cf.force.name}'s members are credited with {credited} enemies taken "
-                    f"Out of Action, but the other forces have {available} member(s) marked "
-                    "Out of Action (R14b).",
+                    f"{cf.force.name}'s members are credited with "
+                    f"{counted(credited, 'enemy', 'enemies')} taken Out of Action, but the "
+                    f"other forces have {counted(available, 'member')} marked Out of Action "
+                    "(R14b).",
                 )
             )
     return problems

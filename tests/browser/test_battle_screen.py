@@ -217,7 +217,15 @@ def test_two_phones_play_three_turns_by_tapping_cards(live_server, browser, djan
     expect(prompt).to_contain_text(f"Friendship: Ben took {hit} damage")
     assert_accessible(b)
     prompt.locator('select[name="recipient"]').first.select_option(label="Emma (FR 3)")
-    prompt.locator('input[name="amount"]').first.fill("1")
+    amount = prompt.locator('input[name="amount"]').first
+    # More than Emma's FR 3: refused, and what Bob chose and typed stays for him to mend.
+    assert hit > 3
+    amount.fill(str(hit))
+    tap(b, prompt.get_by_role("button", name="Transfer", exact=True), changes=False, says="FR")
+    expect(b.locator("#act-result .play-result__refused")).to_be_visible()
+    expect(amount).to_have_value(str(hit))
+    expect(prompt.locator('select[name="recipient"]').first).to_have_value(str(f["1:Emma"]))
+    amount.fill("1")
     tap(b, prompt.get_by_role("button", name="Transfer", exact=True), says="transfers 1 to Emma")
     expect(b.locator("#transfer")).to_have_count(0)
     seen_by(b, a)

@@ -12,11 +12,13 @@ import hmac
 import json
 import re
 from datetime import UTC, datetime, timedelta
+from io import StringIO
 from pathlib import Path
 
 import pytest
 from django.core.management import call_command
 from django.test import override_settings
+from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
 from events import delivery, kinds, services
@@ -267,3 +269,21 @@ def test_the_database_worker_delivers_and_outlives_a_hanging_receiver(alice, bob
     assert DBTaskResult.objects.filter(status="READY").count() == 1  # the retry, for later
     sent = Delivery.objects.get(webhook=fine)
     assert (sent.status, [t[2] for t in tries(sent)]) == ("delivered", [204])
+
+
+def test_overdue_deliveries_are_queued_again(alice, receiver, queued):
+    """`manage.py requeue_deliveries`: a pending delivery whose first try or retry is 15
+    minutes overdue (its process died before queuing it) is queued again; one on time is
+    left alone."""
+    hook = hook_for(alice, receiver, kinds.FORCE_CHANGED)
+    for force_id in (1, 2, 3):  # stored, never queued (no commit in this test)
+        services.emit(kinds.FORCE_CHANGED, [alice.pk], force_id=force_id)
+    first_lost, retry_lost, on_time = Delivery.objects.filter(webhook=hook).order_by("id")
+    long_ago = timezone.now() - timedelta(minutes=16)
+    Delivery.objects.filter(pk=first_lost.pk).update(created_at=long_ago)
+    Delivery.objects.filter(pk=retry_lost.pk).update(attempts=1, next_attempt_at=long_ago)
+    call_command("requeue_deliveries", stdout=StringIO())
+    assert [result.args for result in queued] == [[first_lost.pk], [retry_lost.pk]]
+    run_queued()
+    assert [json.loads(body)["force"] for _, body in receiver.received] == [1, 2]
+    assert Delivery.objects.get(pk=on_time.pk).attempts == 0

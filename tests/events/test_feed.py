@@ -8,8 +8,11 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 from django.utils import timezone
+from hypothesis import given
+from hypothesis import strategies as st
 
 from campaign import services
+from dbd_site.errors import Invalid
 from events import kinds
 from events.models import Event
 from events.selectors import Position
@@ -148,3 +151,28 @@ def test_pruning_old_events_leaves_a_held_cursor_working(alice, bob):
     call_command("prune_events", "--days", "90", stdout=StringIO())
     assert list(Event.objects.values_list("pk", flat=True)) == [newer[0].pk]
     assert [e["id"] for e in client.get(held).json()["results"]] == [newer[0].pk]
+
+
+@pytest.mark.parametrize("count", [1, 30])
+def test_reading_the_feed_does_not_grow_with_events(alice, count, django_assert_num_queries):
+    for i in range(count):
+        emit(kinds.FORCE_CHANGED, [alice.pk], force_id=i)
+    client = signed_in(alice)
+    client.get(URL)  # the session, once
+    with django_assert_num_queries(3):  # session, user, the page
+        answer = client.get(f"{URL}?limit=50")
+    assert len(answer.json()["results"]) == count
+
+
+@given(txid=st.integers(0, 2**63 - 1), id_=st.integers(1, 2**63 - 1))
+def test_every_place_round_trips_through_its_cursor(txid, id_):
+    assert Position.from_cursor(Position(txid, id_).cursor()) == Position(txid, id_)
+
+
+@given(st.text(max_size=40))
+def test_any_other_text_is_refused_or_is_the_spelling_of_a_place(text):
+    try:
+        outcome = Position.from_cursor(text).cursor()
+    except Invalid as refusal:
+        outcome = f"{refusal.code} at {refusal.pointer}"
+    assert outcome in (text, "invalid-cursor at /after")

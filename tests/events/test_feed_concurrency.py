@@ -9,6 +9,7 @@ threads are held and released with events and barriers.
 """
 
 import threading
+import time
 
 import pytest
 from django.core.management import call_command
@@ -44,6 +45,17 @@ def in_thread(work) -> threading.Thread:
     return thread
 
 
+def once_visible(user, after: Position | None, count: int) -> list[Event]:
+    """The feed from `after`, once it shows all `count` committed events. Another
+    transaction on the database server (another test process's) that began before they
+    were written holds them back until it ends: a moment, so this asks again until then
+    (failing after a minute, never sleeping)."""
+    deadline = time.monotonic() + 60
+    while len(shown := feed(user=user, after=after, limit=count + 1)) < count:
+        assert time.monotonic() < deadline, "the feed never showed every committed event"
+    return shown
+
+
 @pytest.mark.skipif(
     connection.vendor != "postgresql", reason="SQLite runs one write transaction at a time"
 )
@@ -71,7 +83,7 @@ def test_an_event_committed_late_is_not_passed_over(alice):
         a_may_commit.set()
         for thread in threads:
             thread.join(30)
-    assert [e.data["by"] for e in feed(user=alice, after=None, limit=10)] == ["a", "b"]
+    assert [e.data["by"] for e in once_visible(alice, None, 2)] == ["a", "b"]
     # Ordered by id alone, B's event (the larger id) would have been read while A was
     # open, and A's (the smaller) never after it.
     a, b = (Event.objects.get(data__by=who).pk for who in "ab")
@@ -84,7 +96,8 @@ WRITES = 8
 
 def test_paging_while_writers_write_reads_every_event_once(alice):
     """Writers change Alice's forces through the write path while she pages through her
-    feed; what she read, once they are done, is each of her events once, in order."""
+    feed; what she read, once they are done and their events shown, is each of her events
+    once, in order."""
     forces = [freeform_force(alice, f"Club {i}") for i in range(WRITERS)]
     start = Event.objects.filter(user=alice).order_by("txid", "id").last()
     barrier = threading.Barrier(WRITERS + 1)
@@ -109,16 +122,16 @@ def test_paging_while_writers_write_reads_every_event_once(alice):
     read: list[int] = []
     after = Position.of(start)
     barrier.wait(30)
-    while True:
-        finished_before = done.is_set()
+    while not done.is_set():  # paging while they write
         page = feed(user=alice, after=after, limit=3)
         read += [e.pk for e in page]
-        if page:
-            after = Position.of(page[-1])
-        elif finished_before:
-            break
+        after = Position.of(page[-1]) if page else after
     for thread in threads:
         thread.join(30)
+    once_visible(alice, Position.of(start), WRITERS * WRITES)
+    while page := feed(user=alice, after=after, limit=3):  # and on to the end
+        read += [e.pk for e in page]
+        after = Position.of(page[-1])
     expected = list(
         Event.objects.filter(user=alice)
         .filter(Q(txid__gt=start.txid) | Q(txid=start.txid, id__gt=start.pk))

@@ -241,6 +241,20 @@ def test_initiative_boxes_on_the_screen_roll_it(campaign_battle, alice):
     assert "Next turn" in answer
 
 
+def test_a_refused_initiative_keeps_its_dice(campaign_battle, alice):
+    battle = campaign_battle
+    refused = client_for(alice).post(
+        f"/play/{battle.pk}/act/",
+        {"type": "initiative", "initiative_0_0": "6", "initiative_0_1": "6"},
+        **HTMX,
+    )
+    assert refused.status_code == 400
+    body = refused.content.decode()
+    assert 'name="initiative_0_0" min="1" max="12" inputmode="numeric" value="6"' in body
+    assert 'name="initiative_0_1" min="1" max="12" inputmode="numeric" value="6"' in body
+    assert "play-result__refused" in part(body, "act-result")
+
+
 def test_undo_says_what_it_undoes_and_only_to_its_side(campaign_battle, alice, bob):
     battle = campaign_battle
     f = ids(battle)
