@@ -1,11 +1,26 @@
+from typing import Any
+
 from django.contrib import admin
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
 
 from accounts.forms import AdminLoginForm
 from accounts.models import ApiToken
+from accounts.throttles import mark_refusal
 
 # The admin's log-in is counted and checked in turn as the site's own (`accounts.lockout`).
 admin.site.login_form = AdminLoginForm
+_admin_login = admin.site.login
+
+
+def login_refused_as_the_sites(request: HttpRequest, extra_context: Any = None) -> HttpResponse:
+    """The admin's log-in page, answering 429 with `Retry-After` when its form was refused
+    by the per-address limit, as the site's own log-in does (issue #29)."""
+    response = _admin_login(request, extra_context)
+    form = (getattr(response, "context_data", None) or {}).get("form")
+    return mark_refusal(response, form)
+
+
+admin.site.login = login_refused_as_the_sites  # type: ignore[method-assign]
 
 
 @admin.register(ApiToken)

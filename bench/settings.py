@@ -11,10 +11,9 @@ is measured:
 - Static files use Django's ManifestStaticFilesStorage (hashed names, as in production)
   collected into `BENCH_STATIC_ROOT`; WhiteNoise's compressed variant takes a minute to
   pre-compress the admin and Swagger files, which no measured page serves.
-- API throttling stays on (the cache round-trips are part of every API request) but with
-  rates no benchmark reaches: thousands of requests from one user are the point. They are
-  counted per second, as a throttle keeps every request's time in its window: per minute,
-  the window would hold thousands, far more than a player's 600 a minute at most.
+- API throttling stays on (its one atomic count in the cache is part of every API
+  request) but with rates no benchmark reaches: thousands of requests from one user are
+  the point.
 - The cache is Redis (`REDIS_URL`, set by `python -m bench` to a database of its own), as
   the site is deployed (docker-compose.yml); without Redis the site falls back to a table.
 - "testserver" is an allowed host, for the in-process measurements.

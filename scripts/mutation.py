@@ -62,7 +62,15 @@ MODULES: dict[str, list[str]] = {
         "tests/roster/test_rolls.py",
     ],
     # A package: its files' mutants are drawn as one sample.
-    "play/table": ["tests/play/test_table.py", "tests/play/test_table_outcomes.py"],
+    "play/table": [
+        "tests/play/test_table.py",
+        "tests/play/test_table_outcomes.py",
+        "tests/play/test_table_rules.py",
+        "tests/play/test_dice_commitment.py",
+        "tests/play/test_spell_attack_rules.py",
+        "tests/play/test_table_boundaries.py",
+        "tests/play/test_table_refusals.py",
+    ],
 }
 
 # Operators whose mutants are noise here: `|` in type hints and `isinstance` turned into

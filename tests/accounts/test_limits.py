@@ -200,6 +200,20 @@ def test_log_ins_are_limited_per_address_successes_included(client, victim):
 
 
 @pytest.mark.django_db
+@override_settings(PASSWORD_HASHERS=[*COUNTING, *settings.PASSWORD_HASHERS])
+@form_rates(login="1/hour")
+def test_the_admins_log_in_shares_the_limit_and_answers_429(client, victim):
+    assert guess(client).status_code == 200  # the site's form: the address's one post
+    CountingHasher.checked = 0
+    admin = client.post(
+        "/admin/login/?next=/admin/", {"username": VICTIM, "password": VICTIM_PASSWORD}
+    )
+    refused_by_the_limit(admin)
+    assert CountingHasher.checked == 0
+    assert SESSION_KEY not in client.session
+
+
+@pytest.mark.django_db
 @form_rates(**{"password-change": "1/hour"})
 def test_password_changes_are_limited_per_address(logged_in, user):
     new = "a-brand-new-secret-77"

@@ -10,58 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dbd_site.errors import Invalid
+from dbd_site.errors import Invalid, Problem
 from play import table
 from play.table.attacks import Situation
-from play.table.figures import Figure
-
-# The catalogue fixture reads the rules tables once; the module itself touches no database.
-pytestmark = pytest.mark.django_db
-
-
-def figure(
-    name="Hank",
-    *,
-    ME=3,
-    RA=2,
-    CA=2,
-    DF=8,
-    HP=10,
-    FR=5,
-    defence=None,
-    skills=(),
-    equipment=(),
-    spells=(),
-    spell_focus=False,
-    mastery=None,
-):
-    return Figure(
-        name=name,
-        stats={"ME": ME, "RA": RA, "CA": CA, "DF": DF, "HP": HP, "FR": FR},
-        defence=defence or {"melee": DF, "ranged": DF},
-        skills=frozenset(skills),
-        equipment=tuple(equipment),
-        spells=tuple(spells),
-        spell_focus=spell_focus,
-        mastery=mastery,
-    )
-
-
-def plan(catalogue, attacker, target, kind, weapon, situation=None, mode=0):
-    return table.attacks.plan_attack(
-        attacker,
-        target,
-        kind,
-        weapon,
-        situation or Situation(),
-        equipment=catalogue.equipment,
-        mode=mode,
-    )
-
-
-def codes(error):
-    return [(p.pointer, p.code) for p in error.value.problems]
-
+from tests.play.tables import codes, figure, plan, problems
 
 # --- the rulebook's example ---------------------------------------------------------------
 
@@ -256,6 +208,19 @@ def test_dual_wield_is_minus_one_and_needs_two_one_handed_weapons(catalogue):
     with pytest.raises(Invalid) as error:
         plan(catalogue, one, figure("T"), "melee", "hand-weapon", Situation(dual_wield=True))
     assert codes(error) == [("/situation/dual_wield", "needs-equipment")]
+    # "two one-handed melee weapons": a two-handed one is not the second.
+    great = figure(
+        ME=3, skills=[table.figures.MELEE_DUAL_WIELD], equipment=["hand-weapon", "heavy-weapon-2h"]
+    )
+    with pytest.raises(Invalid) as error:
+        plan(catalogue, great, figure("T"), "melee", "hand-weapon", Situation(dual_wield=True))
+    assert problems(error) == [
+        Problem(
+            "/situation/dual_wield",
+            "needs-equipment",
+            "Dual Wield needs two one-handed melee weapons.",
+        )
+    ]
     unskilled = figure(ME=3, equipment=["light-pistol", "light-pistol"])
     with pytest.raises(Invalid) as error:
         plan(

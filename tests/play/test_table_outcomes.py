@@ -9,10 +9,7 @@ import pytest
 
 from play import table
 from play.table.attacks import Situation
-from tests.play.test_table import figure, plan
-
-# The catalogue fixture reads the rules tables once; the module itself touches no database.
-pytestmark = pytest.mark.django_db
+from tests.play.tables import figure, plan
 
 
 def state_of(**markers_by_figure) -> table.state.BattleState:

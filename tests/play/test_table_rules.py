@@ -8,74 +8,10 @@ import copy
 
 import pytest
 
-from dbd_site.errors import Conflict, Invalid, NotAllowed
+from dbd_site.errors import Conflict, Invalid, NotAllowed, Problem
 from play import table
 from play.table.attacks import AttackDeclaration, Situation
-from tests.play.conftest import Dice
-from tests.play.test_table import figure
-
-pytestmark = pytest.mark.django_db  # the catalogue fixture; the rules touch no database
-
-
-class Battle:
-    """A battle on the table, no database: the figures by id ("a1" on side 0...), one
-    action at a time, each on a copy of the state that is kept only if the action is."""
-
-    def __init__(self, catalogue, **figures):
-        self.catalogue = catalogue
-        self.figures = {fid: f for fid, (_, f) in figures.items()}
-        self.state = table.state.new_state(figures)
-        self.seq = 1
-        self.last: table.state.Table | None = None
-
-    def __call__(self, rule, declared=None, *, faces=(), entered=None, player=None):
-        rng = Dice(*faces) if faces else Dice(1)
-        t = table.state.Table(
-            state=copy.deepcopy(self.state),
-            figures=self.figures,
-            sides=["Red", "Blue"],
-            dice=table.dice.Dice(rng, entered),
-            catalogue=self.catalogue,
-            seq=self.seq + 1,
-            player_sides=None if player is None else frozenset({player}),
-        )
-        outcome = table.decisions.run(t, rule, declared)
-        t.dice.finish()
-        if faces:
-            assert len(t.dice.rolled) == len(faces), (t.dice.rolled, faces)
-        self.state, self.seq, self.last = t.state, self.seq + 1, t
-        return outcome
-
-    def __getitem__(self, fid):
-        return self.state["figures"][fid]
-
-    def attack(self, attacker, target, kind, weapon, *faces, entered=None, **situation):
-        declared = AttackDeclaration(attacker, target, kind, weapon, 0, Situation(**situation))
-        return self(table.attacks.attack, declared, faces=faces, entered=entered)
-
-    def cast(self, caster, spell, *faces, target=None, **options):
-        declared = table.spells.Cast(caster, spell, target, **options)
-        return self(table.spells.cast_spell, declared, faces=faces)
-
-    def activated(self, fid):
-        return self(table.turn.end_activation_of, table.turn.Activation(fid))
-
-    def new_turn(self):
-        return self(table.turn.new_turn)
-
-    def passes(self, decision=None):
-        return self(table.decisions.pass_decision, table.decisions.Answer(decision))
-
-    def plan(self, attacker, target, kind, weapon, **situation):
-        declared = AttackDeclaration(attacker, target, kind, weapon, 0, Situation(**situation))
-        return table.attacks.plan_declared(
-            self.state, self.figures, declared, self.catalogue.equipment
-        )
-
-
-def codes(error):
-    return [(p.pointer, p.code) for p in error.value.problems]
-
+from tests.play.tables import Battle, codes, figure, problems
 
 # --- P8: "until it next activates" counts from the activation that placed it -------------
 
@@ -542,7 +478,10 @@ def test_flurry_of_blows_follows_a_charge_with_a_one_handed_weapon(catalogue):
     assert codes(error) == [("/situation/flurry_of_blows", "needs-equipment")]
 
 
-@pytest.mark.parametrize(("hp", "allowed"), [(5, False), (4, True)])  # HP 10: more than half lost
+# "If this student has lost more than half their HP": HP 10, so 4 or fewer left.
+@pytest.mark.parametrize(
+    ("hp", "allowed"), [(10, False), (6, False), (5, False), (4, True), (1, True)]
+)
 def test_terrifying_sealed_power_after_more_than_half_the_hp(catalogue, hp, allowed):
     b = Battle(
         catalogue,
@@ -559,7 +498,13 @@ def test_terrifying_sealed_power_after_more_than_half_the_hp(catalogue, hp, allo
     else:
         with pytest.raises(Invalid) as error:
             b.plan("a", "e", "ranged", "light-pistol", sealed_power=True)
-        assert codes(error) == [("/situation/sealed_power", "situation-not-applicable")]
+        assert problems(error) == [
+            Problem(
+                "/situation/sealed_power",
+                "situation-not-applicable",
+                "Terrifying Sealed Power needs more than half of Sam's HP lost.",
+            )
+        ]
 
 
 def test_leadership_lends_a_friends_statistic(catalogue):
@@ -568,10 +513,13 @@ def test_leadership_lends_a_friends_statistic(catalogue):
         a=(0, figure("Ann", RA=1, equipment=["light-pistol"])),
         l=(0, figure("Leo", RA=4, skills=[table.figures.LEADERSHIP])),
         n=(0, figure("Nat", RA=5)),
+        u=(0, figure("Una", RA=5, skills=[table.figures.LEADERSHIP])),
         e=(1, figure("Eli", RA=5, skills=[table.figures.LEADERSHIP])),
     )
+    b["u"]["status"] = table.figures.UNCONSCIOUS
     assert b.plan("a", "e", "ranged", "light-pistol", leader="l").statistic_value == 4
-    for leader in ("n", "e", "a"):  # no skill; an enemy; the attacker itself
+    # No skill; an enemy; the attacker itself; a friend who is not active (P2).
+    for leader in ("n", "e", "a", "u"):
         with pytest.raises(Invalid) as error:
             b.plan("a", "e", "ranged", "light-pistol", leader=leader)
         assert codes(error) == [("/situation/leader", "skill-missing")]
@@ -631,7 +579,9 @@ def test_hidden_explosives_once_a_battle_and_at_most_two_damage(catalogue):
         e=(1, figure("Eli", DF=8)),
     )
     plan = b.plan("a", "e", "ranged", table.figures.HIDDEN_EXPLOSIVES)
+    # "a Blast 5 ranged attack": one die, RA 4 and no ACC against DF 8.
     assert (plan.blast, plan.max_damage, plan.modified_df) == (5, 2, 8)
+    assert (plan.rate_of_fire, plan.to_hit, plan.modifiers, plan.needed) == (1, 0, (), 4)
     done = b.attack("a", "e", "ranged", table.figures.HIDDEN_EXPLOSIVES, 12)  # SR 8
     assert done.detail["damage"] == 2
     assert (b["e"]["hp"], b["a"]["spent"]) == (8, [table.figures.HIDDEN_EXPLOSIVES])
