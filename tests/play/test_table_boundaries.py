@@ -228,7 +228,7 @@ def test_more_than_9_markers_at_once_are_refused(catalogue, count):
     b = ward(catalogue)
     with pytest.raises(Invalid) as error:
         b(table.state.change, Change("f", markers={"inspire": 1, "fortify": count}))
-    assert problems(error) == [Problem("/markers/1", "invalid", "Add -9 to 9 markers.")]
+    assert problems(error) == [Problem("/markers/fortify", "invalid", "Add -9 to 9 markers.")]
     assert b["f"]["markers"] == {}
 
 
