@@ -799,3 +799,35 @@ def test_a_leader_sealed_power_and_fatigue_change_a_casts_dice(catalogue):
             figure("Ava", CA=2, spells=["inspire"]), catalogue.spells["inspire"], sealed_power=True
         )
     assert problems(error) == [Problem("/sealed_power", "skill-missing", "Ava lacks that skill.")]
+
+
+# --- the record (P6) ---------------------------------------------------------------------------
+
+
+def test_the_record_credits_an_enemy_of_either_side_never_a_friend():
+    """P6: "who took whom Out of Action" counts an enemy's hit, whichever side it is on; a
+    friend's hit (a Blast, Dragon Slayer) or none (Determination) takes nobody's credit."""
+    state = table.state.new_state(
+        {
+            "a": (0, figure("A")),
+            "f": (0, figure("F")),
+            "b": (1, figure("B")),
+            "c": (1, figure("C")),
+        }
+    )
+    events = [
+        {"figure": "a", "status": OUT_OF_ACTION, "by": "b"},  # side 1 takes side 0's
+        {"figure": "f", "status": OUT_OF_ACTION, "by": "a"},  # a friend's hit
+        {"figure": "c", "status": OUT_OF_ACTION, "by": None},
+    ]
+    record = table.record.record_from(decoded(state), events)
+    assert [record[fid].enemies_out_of_action for fid in "afbc"] == [0, 0, 1, 0]
+    assert [record[fid].out_of_action for fid in "afbc"] == [True, True, False, True]
+
+
+def test_only_a_transfer_amends_an_earlier_line():
+    """A line that is not a transfer replaces no attack's events, whatever its details."""
+    logged = table.record.Logged
+    attack = logged(2, "attack", {}, [{"figure": "t", "status": UNCONSCIOUS, "by": "a"}])
+    other = logged(3, "change", {"amends": 2, "figures": ["t"]}, [])
+    assert table.record.effective_events([attack, other]) == attack.events
