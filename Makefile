@@ -1,6 +1,7 @@
 # DBD Force Builder: everyday commands. GNU make; needs only Python 3.11 to start.
 #
 #   make run          set up .venv, migrate, load the rules, refresh evaluations, serve :8000
+#                     (and run the background worker beside the server)
 #   make test         the whole suite: test-fast, then test-browser
 #   make test-fast    everything but the browser tests (pytest -m "not browser", parallel)
 #   make test-browser the browser tests in Debian's chromium (installed if missing)
@@ -42,7 +43,7 @@ DEV_ENV := DEBUG=1
 	bench-scale two-servers clean
 
 help:
-	@sed -n '3,14s/^#//p' $(firstword $(MAKEFILE_LIST))
+	@sed -n '3,15s/^#//p' $(firstword $(MAKEFILE_LIST))
 
 venv .venv: $(STAMP)
 
@@ -70,6 +71,10 @@ run: $(STAMP)
 	$(DEV_ENV) $(MANAGE) refresh_evaluations
 	@# A database with other people's accounts is refused (and the server starts anyway).
 	-$(DEV_ENV) $(MANAGE) seed_demo
+	@# The background worker (webhook deliveries, docs/events.md) runs beside the server
+	@# and is stopped with it (Ctrl-C, or the server ending any way).
+	$(DEV_ENV) $(MANAGE) db_worker --no-reload & worker=$$!; \
+	trap 'kill $$worker 2>/dev/null; wait $$worker 2>/dev/null' EXIT INT TERM; \
 	$(DEV_ENV) $(MANAGE) runserver 127.0.0.1:8000
 
 # The team rule: `make test` runs everything, browser tests included.

@@ -115,3 +115,8 @@ class ApiTokenForm(forms.Form):
         help_text="Something to tell it apart later, like “my spreadsheet”.",
         widget=forms.TextInput(attrs={"autocomplete": "off"}),
     )
+    read_only = forms.BooleanField(
+        label="Read only",
+        required=False,
+        help_text="It can read your forces, campaigns and battles, and change nothing.",
+    )

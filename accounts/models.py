@@ -16,6 +16,9 @@ class ApiToken(models.Model):
     # The first characters of the token, so the owner can tell tokens apart.
     prefix = models.CharField(max_length=8)
     digest = models.CharField(max_length=64, unique=True)
+    # A read-only token reads (GET, HEAD, OPTIONS) and nothing more: any other method
+    # sent with it is refused (403 `read-only-token`).
+    read_only = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
     last_used_at = models.DateTimeField(null=True, blank=True)
 

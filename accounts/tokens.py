@@ -17,7 +17,9 @@ MAX_TOKENS_PER_USER = 20
 declare_codes(
     {
         "too-many-tokens": f"An account holds at most {MAX_TOKENS_PER_USER} API tokens; "
-        "revoke one first."
+        "revoke one first.",
+        "read-only-token": "A read-only API token reads (GET, HEAD, OPTIONS) and changes "
+        "nothing; nothing was done (403).",
     }
 )
 
@@ -31,7 +33,9 @@ def digest_of(raw: str) -> str:
 
 
 @transaction.atomic
-def create_api_token(*, user: AbstractBaseUser, name: str) -> tuple[ApiToken, str]:
+def create_api_token(
+    *, user: AbstractBaseUser, name: str, read_only: bool = False
+) -> tuple[ApiToken, str]:
     """A new token for `user`; the raw token is returned once and never stored.
 
     The user's row is locked first, so creations for one user at once are counted one
@@ -42,7 +46,9 @@ def create_api_token(*, user: AbstractBaseUser, name: str) -> tuple[ApiToken, st
             "too-many-tokens", f"At most {MAX_TOKENS_PER_USER} tokens; revoke one first."
         )
     raw = secrets.token_urlsafe(TOKEN_BYTES)
-    token = ApiToken.objects.create(user=user, name=name, prefix=raw[:8], digest=digest_of(raw))
+    token = ApiToken.objects.create(
+        user=user, name=name, prefix=raw[:8], digest=digest_of(raw), read_only=read_only
+    )
     return token, raw
 
 
@@ -60,7 +66,8 @@ def revoke_all_api_tokens(*, user: AbstractBaseUser) -> int:
     return deleted
 
 
-def user_for_token(raw: str) -> AbstractBaseUser | None:
+def token_for(raw: str) -> ApiToken | None:
+    """The live token `raw` names (its user active), with its user; None if none."""
     token = (
         ApiToken.objects.select_related("user")
         .filter(digest=digest_of(raw), user__is_active=True)
@@ -72,4 +79,4 @@ def user_for_token(raw: str) -> AbstractBaseUser | None:
     now = timezone.now()
     if token.last_used_at is None or (now - token.last_used_at).total_seconds() > 60:
         ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
-    return token.user
+    return token

@@ -115,7 +115,11 @@ def token_create(request: HttpRequest) -> HttpResponse:
     status = 200
     if form.is_valid():
         try:
-            token, raw = create_api_token(user=request.user, name=form.cleaned_data["name"])
+            token, raw = create_api_token(
+                user=request.user,
+                name=form.cleaned_data["name"],
+                read_only=form.cleaned_data["read_only"],
+            )
         except TooManyTokens as error:
             add_refusal_to_form(form, error, {"/name": "name"})
             status = error.status  # the one status table (dbd_site.errors)

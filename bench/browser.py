@@ -311,13 +311,6 @@ def _figure_id(page, side: int, name: str) -> str:
     return figure.first.get_attribute("id").removeprefix("figure-")
 
 
-def _open_panel(page, summary: str):
-    details = page.locator("details", has=page.locator("summary", has_text=summary))
-    if details.get_attribute("open") is None:
-        details.locator("summary").click()
-    return details
-
-
 def _both_at(a: Phone, b: Phone, version: int) -> None:
     for phone in (a, b):
         phone.page.wait_for_selector(f'#battle-state[data-version="{version}"]', state="attached")
@@ -325,25 +318,28 @@ def _both_at(a: Phone, b: Phone, version: int) -> None:
 
 
 def start_play(a: Phone, b: Phone, url: str) -> tuple[str, str]:
-    """Open the battle on both phones; roll initiative (side 0 first) if nobody has; choose
-    A's attacker (Mio, Light Pistol) and target (B's Julius). Gives the two figures' ids."""
+    """Open the battle on both phones; roll initiative (side 0 first) if nobody has; tap A's
+    Mio (Light Pistol) to open its sheet and choose B's Julius. Gives the two figures' ids."""
     for phone in (a, b):
         phone.page.goto(url)
     attacker, target = _figure_id(a.page, 0, "Mio"), _figure_id(a.page, 1, "Julius")
     if "initiative not rolled yet" in a.page.locator(".play-turn").inner_text():
         version = _version(a)
-        panel = _open_panel(a.page, "Initiative")
-        panel.get_by_label("Initiative dice at the table").fill("8 3")
-        panel.get_by_role("button", name="Roll initiative").click()
+        form = a.page.locator("#initiative")
+        form.locator('input[name="initiative_0_0"]').fill("8")
+        form.locator('input[name="initiative_0_1"]').fill("3")
+        form.get_by_role("button", name="Roll initiative").click()
         _both_at(a, b, version + 1)
-    form = a.page.locator("#attack")
-    for name, value in (("figure", attacker), ("target", target)):
-        select = form.locator(f'select[name="{name}"]')
-        if select.input_value() != value:
-            select.select_option(value)
-            a.page.wait_for_selector(f'#attack-odds[data-for*="{value}"]', state="attached")
-            _settle(a.page)
-    ranged = a.page.locator('#attack input[name="kind"][value="ranged"]')
+    a.page.locator(f"#figure-{attacker} .play-figure__open").click()
+    a.page.wait_for_selector(f'#sheet input[name="figure"][value="{attacker}"]', state="attached")
+    _settle(a.page)
+    sheet = a.page.locator("#sheet")
+    select = sheet.locator('select[name="target"]')
+    if select.input_value() != target:
+        select.select_option(target)
+        a.page.wait_for_selector(f'#attack-odds[data-for*="-{target}-"]', state="attached")
+        _settle(a.page)
+    ranged = sheet.locator('input[name="kind"][value="ranged"]')
     if not ranged.is_checked():
         ranged.check()
         a.page.wait_for_selector('#attack-odds[data-for*="-ranged-"]', state="attached")
@@ -387,18 +383,18 @@ def play_cycles(
     battle is where it started after each round."""
     figures = PlayFigures()
     for _ in range(cycles):
-        dice = a.page.locator("#attack").get_by_label("Dice rolled at the table")
-        dice.fill("12")
-        roll = a.page.get_by_role("button", name="Roll the attack")
+        sheet = a.page.locator("#sheet")
+        sheet.get_by_label("Dice rolled at the table").fill("12")
+        roll = sheet.get_by_role("button", name="Roll the attack")
         _act(figures, "attack", a, b, roll, "/act/", rng, pause_s)
         transfer = b.page.locator("#transfer")
         transfer.locator('select[name="recipient"]').first.select_option(label=_option(b, "Emma"))
         transfer.locator('input[name="amount"]').first.fill("1")
         button = transfer.get_by_role("button", name="Transfer", exact=True)
         _act(figures, "transfer", b, a, button, "/act/", rng, pause_s)
-        undo = b.page.get_by_role("button", name="Undo last")
+        undo = b.page.locator("#undo button")
         _act(figures, "undo", b, a, undo, "/undo/", rng, pause_s)
-        undo = a.page.get_by_role("button", name="Undo last")
+        undo = a.page.locator("#undo button")
         _act(figures, "undo", a, b, undo, "/undo/", rng, pause_s)
     for phone in (a, b):
         for exchange in phone.finished(lambda e: e.method == "GET" and "/state/" in e.path):

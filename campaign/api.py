@@ -21,7 +21,9 @@ from drf_spectacular.utils import (
     OpenApiResponse,
     extend_schema,
     extend_schema_view,
+    inline_serializer,
 )
+from rest_framework import serializers as drf_serializers
 from rest_framework.exceptions import ErrorDetail, NotFound, ValidationError
 from rest_framework.generics import GenericAPIView
 from rest_framework.permissions import IsAuthenticated
@@ -29,10 +31,15 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.reverse import reverse
 
-from campaign import exports, selectors, serializers, services
+from campaign import exports, selectors, serializers, services, tags
 from campaign.models import Battle, Campaign, CampaignForce
-from dbd_site.errors import NotAllowed
+from campaign.schema import CAMPAIGN_DOCUMENT_REF, CAMPAIGN_DOCUMENT_SCHEMA
+from dbd_site import preconditions
+from dbd_site.errors import Invalid, NotAllowed, declare_codes
 from dbd_site.parsers import JSONParser
+from idempotency.decorators import idempotent
+from idempotency.schema import IDEMPOTENCY_KEY
+from roster import documents
 from roster import selectors as roster_selectors
 from roster.models import Member
 from roster.serializers import ApiErrorsSerializer, evaluation_summary
@@ -60,6 +67,30 @@ STATUS = OpenApiParameter(
     OpenApiParameter.QUERY,
     enum=[value for value, _ in Battle.Status.choices],
     description="Only battles with this status.",
+)
+CAMPAIGN_ETAG = OpenApiParameter(
+    "ETag",
+    OpenApiTypes.STR,
+    OpenApiParameter.HEADER,
+    response=[200, 201],
+    description="The version of the campaign's name and house rules (a strong tag): send it "
+    "back in `If-Match` to change the house rules only as you saw them.",
+)
+BATTLE_ETAG = OpenApiParameter(
+    "ETag",
+    OpenApiTypes.STR,
+    OpenApiParameter.HEADER,
+    response=[200, 201],
+    description="The version of the battle: its status and the house rules it would be "
+    "scored with now (a strong tag). Send it back in `If-Match` to confirm or void it "
+    "only as you saw it.",
+)
+IF_MATCH = OpenApiParameter(
+    "If-Match",
+    OpenApiTypes.STR,
+    OpenApiParameter.HEADER,
+    description="The `ETag` you read: 412, nothing changed, if it has changed since. "
+    "Compared strongly: a weak tag (`W/...`) never matches.",
 )
 CAMPAIGN = [CAMPAIGN_ID]
 FORCE = [CAMPAIGN_ID, CAMPAIGN_FORCE_ID]
@@ -159,7 +190,8 @@ class CampaignApiView(GenericAPIView):
             "players": selectors.players(campaign=campaign),
         }
         data = serializers.CampaignDetailSerializer(campaign, context=context).data
-        return Response(data, status=status, headers=headers or None)
+        etag = preconditions.strong(tags.campaign_tag(campaign))
+        return Response(data, status=status, headers={"ETag": etag, **headers})
 
     def force_answer(self, campaign_force_id: int, status: int = 200, **headers: str) -> Response:
         cf = selectors.get_campaign_force_with_members(
@@ -171,7 +203,8 @@ class CampaignApiView(GenericAPIView):
     def battle_answer(self, battle_id: int, status: int = 200, **headers: str) -> Response:
         battle = selectors.get_battle(campaign=self.get_campaign(), battle_id=battle_id)
         data = serializers.BattleSerializer(battle, context=self.get_serializer_context())
-        return Response(data.data, status=status, headers=headers or None)
+        etag = preconditions.strong(tags.battle_tag(battle))
+        return Response(data.data, status=status, headers={"ETag": etag, **headers})
 
 
 # --- campaigns ---------------------------------------------------------------------------
@@ -187,6 +220,7 @@ class CampaignApiView(GenericAPIView):
     ),
     post=extend_schema(
         operation_id="campaigns_create",
+        parameters=[IDEMPOTENCY_KEY, CAMPAIGN_ETAG],
         summary="Start a campaign: you organise it and are its first player",
         description=(
             "A name and, optionally, house rules; any setting left out has the rulings' "
@@ -210,6 +244,7 @@ class CampaignListView(CampaignApiView):
     def get(self, request: Request) -> Response:
         return self.listed(self.get_queryset())
 
+    @idempotent
     def post(self, request: Request) -> Response:
         data = dict(self.body(serializers.NewCampaignSerializer))
         name = data.pop("name")
@@ -224,7 +259,7 @@ class CampaignListView(CampaignApiView):
     get=extend_schema(
         operation_id="campaigns_retrieve",
         summary="A campaign: house rules, players, invitation link",
-        parameters=CAMPAIGN,
+        parameters=[*CAMPAIGN, CAMPAIGN_ETAG],
         responses={200: serializers.CampaignDetailSerializer, **NOT_FOUND, **COMMON_ERRORS},
         tags=TAGS,
     ),
@@ -236,7 +271,7 @@ class CampaignListView(CampaignApiView):
             "and new value. New level thresholds are refused if a member would have taken "
             "more level-ups than their level allows (R17)."
         ),
-        parameters=CAMPAIGN,
+        parameters=[*CAMPAIGN, IDEMPOTENCY_KEY, IF_MATCH, CAMPAIGN_ETAG],
         request=serializers.HouseRulesChangeSerializer,
         responses={
             200: serializers.CampaignDetailSerializer,
@@ -259,17 +294,21 @@ class CampaignDetailView(CampaignApiView):
     def get(self, request: Request, campaign_id: int) -> Response:
         return self.campaign_data(self.get_campaign())
 
+    @idempotent
     def patch(self, request: Request, campaign_id: int) -> Response:
         campaign = self.require_organiser("change the house rules")
         changes = self.body(serializers.HouseRulesChangeSerializer)
         # The one refusal beyond the settings' own checks is about level thresholds.
-        services.update_house_rules(campaign=campaign, by=request.user, **changes)
+        services.update_house_rules(
+            campaign=campaign, by=request.user, if_match=preconditions.if_match(request), **changes
+        )
         return self.campaign_answer(campaign.pk)
 
 
 @extend_schema_view(
     post=extend_schema(
         operation_id="campaigns_join",
+        parameters=[IDEMPOTENCY_KEY, CAMPAIGN_ETAG],
         summary="Join a campaign with its invitation token",
         description="Joining a campaign you already play in changes nothing.",
         request=serializers.JoinSerializer,
@@ -280,6 +319,7 @@ class CampaignDetailView(CampaignApiView):
 class JoinView(CampaignApiView):
     serializer_class = serializers.JoinSerializer
 
+    @idempotent
     def post(self, request: Request) -> Response:
         token = self.body(serializers.JoinSerializer)["token"]
         player = services.join_campaign(user=request.user, token=token)
@@ -290,7 +330,7 @@ class JoinView(CampaignApiView):
     post=extend_schema(
         operation_id="campaigns_invite_reset",
         summary="Replace the invitation link (the organiser); the old one stops working",
-        parameters=CAMPAIGN,
+        parameters=[*CAMPAIGN, IDEMPOTENCY_KEY, CAMPAIGN_ETAG],
         request=None,
         responses={200: serializers.CampaignDetailSerializer, **NOT_FOUND, **COMMON_ERRORS},
         tags=TAGS,
@@ -299,6 +339,7 @@ class JoinView(CampaignApiView):
 class InviteResetView(CampaignApiView):
     serializer_class = serializers.CampaignDetailSerializer
 
+    @idempotent
     def post(self, request: Request, campaign_id: int) -> Response:
         campaign = self.require_organiser("change the invitation link")
         services.reset_invite_token(campaign=campaign, by=request.user)
@@ -330,7 +371,7 @@ class InviteResetView(CampaignApiView):
             "original stays as it is. The ledger starts with the starting Resources and "
             "the roster's cost spent."
         ),
-        parameters=CAMPAIGN,
+        parameters=[*CAMPAIGN, IDEMPOTENCY_KEY],
         request=serializers.EnterForceSerializer,
         responses={
             201: serializers.CampaignForceSerializer,
@@ -347,6 +388,7 @@ class ForceListView(CampaignApiView):
     def get(self, request: Request, campaign_id: int) -> Response:
         return self.listed(selectors.campaign_forces_with_members(campaign=self.get_campaign()))
 
+    @idempotent
     def post(self, request: Request, campaign_id: int) -> Response:
         campaign = self.get_campaign()
         force_id = self.body(serializers.EnterForceSerializer)["force"]
@@ -382,7 +424,7 @@ class ForceDetailView(CampaignApiView):
         operation_id="campaigns_forces_retire",
         summary="Retire a force (its owner or the organiser); its record and ledger stay",
         description="Refused while the force has a battle waiting for confirmation.",
-        parameters=FORCE,
+        parameters=[*FORCE, IDEMPOTENCY_KEY],
         request=None,
         responses={
             200: serializers.CampaignForceSerializer,
@@ -396,6 +438,7 @@ class ForceDetailView(CampaignApiView):
 class ForceRetireView(CampaignApiView):
     serializer_class = serializers.CampaignForceSerializer
 
+    @idempotent
     def post(self, request: Request, campaign_id: int, campaign_force_id: int) -> Response:
         cf = self.get_campaign_force()
         services.retire_campaign_force(campaign_force=cf, by=request.user)
@@ -434,8 +477,13 @@ class LedgerWriteView(CampaignApiView):
     serializer_class = serializers.LedgerEntrySerializer
 
     def entry_answer(self, cf: CampaignForce, entry_id: int) -> Response:
+        """201 with the entry; `Location` is the ledger that lists it."""
         entry = selectors.ledger_entry_with_running_balance(campaign_force=cf, entry_id=entry_id)
-        return Response(self.get_serializer(entry).data, status=201)
+        kwargs = {"campaign_id": cf.campaign_id, "campaign_force_id": cf.pk}
+        location = reverse("campaign-api-ledger", kwargs=kwargs, request=self.request)
+        return Response(
+            self.get_serializer(entry).data, status=201, headers={"Location": location}
+        )
 
 
 @extend_schema_view(
@@ -443,7 +491,7 @@ class LedgerWriteView(CampaignApiView):
         operation_id="campaigns_forces_adjustments_create",
         summary="Adjust a force's Resources up or down, with a reason (the organiser)",
         description="Refused (`insufficient-resources`) if the balance would go below 0 (R15).",
-        parameters=FORCE,
+        parameters=[*FORCE, IDEMPOTENCY_KEY],
         request=serializers.AdjustmentSerializer,
         responses={
             201: serializers.LedgerEntrySerializer,
@@ -460,6 +508,7 @@ class LedgerWriteView(CampaignApiView):
     )
 )
 class AdjustmentView(LedgerWriteView):
+    @idempotent
     def post(self, request: Request, campaign_id: int, campaign_force_id: int) -> Response:
         self.require_organiser("adjust Resources")
         cf = self.get_campaign_force()
@@ -476,7 +525,7 @@ class AdjustmentView(LedgerWriteView):
             "For what the roster does not price (say, a scenario's hired help). Refused "
             "(`insufficient-resources`) beyond the balance (R15: never below 0)."
         ),
-        parameters=FORCE,
+        parameters=[*FORCE, IDEMPOTENCY_KEY],
         request=serializers.AmountSerializer,
         responses={
             201: serializers.LedgerEntrySerializer,
@@ -488,6 +537,7 @@ class AdjustmentView(LedgerWriteView):
     )
 )
 class SpendView(LedgerWriteView):
+    @idempotent
     def post(self, request: Request, campaign_id: int, campaign_force_id: int) -> Response:
         cf = self.get_campaign_force()
         self.require_owner(cf, "spend its Resources")
@@ -516,7 +566,7 @@ class SpendView(LedgerWriteView):
             "the forces or organise the campaign. A force is in one pending battle at a "
             "time, and is frozen until it is confirmed or voided."
         ),
-        parameters=CAMPAIGN,
+        parameters=[*CAMPAIGN, IDEMPOTENCY_KEY, BATTLE_ETAG],
         request=serializers.NewBattleSerializer,
         responses={201: serializers.BattleSerializer, **REFUSED, **NOT_FOUND, **COMMON_ERRORS},
         examples=[
@@ -553,6 +603,7 @@ class BattleListView(CampaignApiView):
         status = query.validated_data.get("status")
         return self.listed(selectors.battles(campaign=campaign, status=status))
 
+    @idempotent
     def post(self, request: Request, campaign_id: int) -> Response:
         campaign = self.get_campaign()
         data = self.body(serializers.NewBattleSerializer)
@@ -607,7 +658,7 @@ class BattleListView(CampaignApiView):
     get=extend_schema(
         operation_id="campaigns_battles_retrieve",
         summary="A battle with every member's results",
-        parameters=BATTLE,
+        parameters=[*BATTLE, BATTLE_ETAG],
         responses={200: serializers.BattleSerializer, **NOT_FOUND, **COMMON_ERRORS},
         tags=TAGS,
     )
@@ -628,7 +679,7 @@ class BattleDetailView(CampaignApiView):
             "Applies the battle all at once: every member's XP (R16) and every force's "
             "Resources (R15). The player who recorded it cannot confirm it (403)."
         ),
-        parameters=BATTLE,
+        parameters=[*BATTLE, IDEMPOTENCY_KEY, IF_MATCH, BATTLE_ETAG],
         request=None,
         responses={200: serializers.BattleSerializer, **REFUSED, **NOT_FOUND, **COMMON_ERRORS},
         tags=TAGS,
@@ -637,9 +688,12 @@ class BattleDetailView(CampaignApiView):
 class BattleConfirmView(CampaignApiView):
     serializer_class = serializers.BattleSerializer
 
+    @idempotent
     def post(self, request: Request, campaign_id: int, battle_id: int) -> Response:
         battle = self.get_battle()
-        services.confirm_battle(battle=battle, by=request.user)
+        services.confirm_battle(
+            battle=battle, by=request.user, if_match=preconditions.if_match(request)
+        )
         return self.battle_answer(battle.pk)
 
 
@@ -654,7 +708,7 @@ class BattleConfirmView(CampaignApiView):
             "given back, refused (`insufficient-resources`) if a force has already spent "
             "what it would give back (R15)."
         ),
-        parameters=BATTLE,
+        parameters=[*BATTLE, IDEMPOTENCY_KEY, IF_MATCH, BATTLE_ETAG],
         request=serializers.VoidSerializer,
         responses={200: serializers.BattleSerializer, **REFUSED, **NOT_FOUND, **COMMON_ERRORS},
         tags=TAGS,
@@ -663,10 +717,13 @@ class BattleConfirmView(CampaignApiView):
 class BattleVoidView(CampaignApiView):
     serializer_class = serializers.BattleSerializer
 
+    @idempotent
     def post(self, request: Request, campaign_id: int, battle_id: int) -> Response:
         battle = self.get_battle()
         reason = self.body(serializers.VoidSerializer)["reason"]
-        services.void_battle(battle=battle, by=request.user, reason=reason)
+        services.void_battle(
+            battle=battle, by=request.user, reason=reason, if_match=preconditions.if_match(request)
+        )
         return self.battle_answer(battle.pk)
 
 
@@ -744,7 +801,7 @@ class LogView(CampaignApiView):
         parameters=CAMPAIGN,
         responses={
             200: OpenApiResponse(
-                response=OpenApiTypes.OBJECT, description="A dbd-campaign/1 document."
+                response=CAMPAIGN_DOCUMENT_REF, description="A dbd-campaign/1 document."
             ),
             **NOT_FOUND,
             **COMMON_ERRORS,
@@ -760,6 +817,69 @@ class ExportView(CampaignApiView):
         return Response(
             document, headers={"Content-Disposition": f'inline; filename="{filename}"'}
         )
+
+
+@extend_schema_view(
+    post=extend_schema(
+        operation_id="campaigns_import",
+        summary="Bring in a whole campaign from a dbd-campaign/1 document (site staff)",
+        description=(
+            "What `campaigns_export` gives, as `manage.py import_campaign` takes it: the "
+            "campaign, its players (by username; the users are made, with no password, "
+            "and a name already on this site is refused), every force, battle, ledger "
+            "entry and log entry; all or nothing. The document is checked against its "
+            "schema first (each problem at its pointer), then by the import "
+            "(`campaign-import`). Site staff only (403 otherwise): it makes accounts and "
+            "puts people in a campaign."
+        ),
+        parameters=[IDEMPOTENCY_KEY],
+        request={"application/json": CAMPAIGN_DOCUMENT_REF},
+        responses={
+            201: inline_serializer(
+                "ImportedCampaign",
+                {
+                    "id": drf_serializers.IntegerField(),
+                    "name": drf_serializers.CharField(),
+                    "organiser": drf_serializers.CharField(),
+                    "players": drf_serializers.ListField(child=drf_serializers.CharField()),
+                    "url": drf_serializers.URLField(),
+                },
+            ),
+            **REFUSED,
+            **COMMON_ERRORS,
+        },
+        tags=TAGS,
+    )
+)
+class ImportView(CampaignApiView):
+    @idempotent
+    def post(self, request: Request) -> Response:
+        data = request.data  # read first: a body that cannot be read is 400 for anyone
+        if not request.user.is_staff:
+            raise NotAllowed("not-allowed", "Only the site's staff import campaigns.")
+        problems = documents.schema_problems(data, _IMPORT_VALIDATOR)
+        if problems:
+            raise Invalid.of(problems)
+        try:
+            campaign = exports.import_campaign(data=data)
+        except exports.CampaignImportError as error:
+            raise Invalid("campaign-import", str(error)) from None
+        url = reverse("campaign-api-detail", kwargs={"campaign_id": campaign.pk}, request=request)
+        players = campaign.players.select_related("user").order_by("joined_at", "id")
+        answer = {
+            "id": campaign.pk,
+            "name": campaign.name,
+            "organiser": campaign.organiser.get_username(),
+            "players": [p.user.get_username() for p in players],
+            "url": url,
+        }
+        return Response(answer, status=201, headers={"Location": url})
+
+
+_IMPORT_VALIDATOR = documents.strict_validator(CAMPAIGN_DOCUMENT_SCHEMA)
+CODES = declare_codes(
+    {"campaign-import": "The dbd-campaign/1 document cannot be imported; the message says why."}
+)
 
 
 # --- level-ups (R17) -------------------------------------------------------------------------
@@ -788,7 +908,12 @@ class LevelUpApiView(CampaignApiView):
             "member": serializers.CampaignMemberSerializer(member, context=context).data,
             "force": evaluation_summary(fresh.force.evaluation),
         }
-        return Response(data, status=status)
+        headers = None
+        if status == 201:  # `Location`: the campaign force, which shows the member's level-ups
+            kwargs = {"campaign_id": cf.campaign_id, "campaign_force_id": cf.pk}
+            location = reverse("campaign-api-force", kwargs=kwargs, request=self.request)
+            headers = {"Location": location}
+        return Response(data, status=status, headers=headers)
 
 
 @extend_schema_view(
@@ -802,7 +927,7 @@ class LevelUpApiView(CampaignApiView):
             "(a natural 12, a free pick) is finished with the level-up's rolls endpoint. "
             "Refused while a battle of the force is pending."
         ),
-        parameters=MEMBER,
+        parameters=[*MEMBER, IDEMPOTENCY_KEY],
         request=serializers.NewLevelUpSerializer,
         responses={
             201: serializers.LevelUpResultSerializer,
@@ -818,6 +943,7 @@ class LevelUpApiView(CampaignApiView):
     )
 )
 class LevelUpView(LevelUpApiView):
+    @idempotent
     def post(
         self, request: Request, campaign_id: int, campaign_force_id: int, member_id: int
     ) -> Response:
@@ -841,7 +967,7 @@ class LevelUpView(LevelUpApiView):
             "`free-pick`: one of the last roll's `choices`; `pick`: `skill` outright (-2 FR). "
             "Answers 201 when the server rolled, 200 for a pick."
         ),
-        parameters=[*MEMBER, LEVEL_UP_INDEX],
+        parameters=[*MEMBER, LEVEL_UP_INDEX, IDEMPOTENCY_KEY],
         request=serializers.LevelUpRollSerializer,
         responses={
             200: serializers.LevelUpResultSerializer,
@@ -859,6 +985,7 @@ class LevelUpView(LevelUpApiView):
     )
 )
 class LevelUpRollView(LevelUpApiView):
+    @idempotent
     def post(
         self,
         request: Request,

@@ -12,6 +12,7 @@ BATTLE = f"{CAMPAIGN}battles/<int:battle_id>/"
 urlpatterns = [
     path("", api.CampaignListView.as_view(), name="campaign-api-list"),
     path("join/", api.JoinView.as_view(), name="campaign-api-join"),
+    path("import/", api.ImportView.as_view(), name="campaign-api-import"),
     path(CAMPAIGN, api.CampaignDetailView.as_view(), name="campaign-api-detail"),
     path(
         f"{CAMPAIGN}invite/reset/", api.InviteResetView.as_view(), name="campaign-api-invite-reset"

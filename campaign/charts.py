@@ -32,6 +32,9 @@ LEGEND_ROW = 26
 LEGEND_SHORT = 22
 LEGEND_LONG = 46
 FONT_SIZE = 16
+# Series with equal values at a point (two members with the same XP) are drawn side by
+# side, this far apart, so neither hides the other.
+DODGE = 7
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +84,22 @@ def frame_for(labels: Sequence[str], series: Sequence[Series]) -> Frame:
     values = [v for s in series for v in s.values if v is not None]
     top, step = nice_top(max(values, default=0))
     return Frame(count=len(labels), top_value=top, step=step)
+
+
+def dodges(count: int, series: Sequence[Series]) -> dict[tuple[int, int], float]:
+    """How far each point (series index, label index) is moved sideways: points of equal
+    value at one label spread out around it, in the series' order; a lone point stays."""
+    moved: dict[tuple[int, int], float] = {}
+    for i in range(count):
+        tied: dict[int, list[int]] = {}
+        for index, line in enumerate(series):
+            value = line.values[i] if i < len(line.values) else None
+            if value is not None:
+                tied.setdefault(value, []).append(index)
+        for indexes in tied.values():
+            for k, index in enumerate(indexes):
+                moved[(index, i)] = (k - (len(indexes) - 1) / 2) * DODGE
+    return moved
 
 
 def _fmt(number: float) -> str:
@@ -233,12 +252,14 @@ def line_chart(
         f'text-anchor="middle" font-weight="600" transform="rotate(-90 16 {_fmt(middle)})">'
         f"{escape(y_title)}</text>"
     )
-    # The lines, each with its markers.
+    # The lines, each with its markers; equal values side by side (`dodges`).
+    moved = dodges(len(labels), series)
     for index, line in enumerate(series):
         colour = COLOURS[index % len(COLOURS)]
         dash = DASHES[index % len(DASHES)]
         points = [
-            (frame.x(i), frame.y(v)) if v is not None else None for i, v in enumerate(line.values)
+            (frame.x(i) + moved[(index, i)], frame.y(v)) if v is not None else None
+            for i, v in enumerate(line.values)
         ]
         out.append(
             f'<g class="chart__series chart__series--{index % len(COLOURS)}" '
@@ -255,7 +276,7 @@ def line_chart(
             if v is None:
                 continue
             label = f"{line.name}, {labels[i]}: {v} {unit}"
-            out.append(_marker(index, frame.x(i), frame.y(v), colour, label))
+            out.append(_marker(index, frame.x(i) + moved[(index, i)], frame.y(v), colour, label))
         out.append("</g>")
     # The legend: a sample of each line (colour, dash and marker) and its name.
     out.append(f'<g class="chart__legend" transform="translate(0 {_fmt(legend_top)})">')

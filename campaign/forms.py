@@ -290,15 +290,19 @@ class VoidForm(_Form):
 
 
 class LevelUpForm(_Form):
-    """R17: a line of the member's society table; for a skill line, roll or pick (R5)."""
+    """R17: a line of the member's society table; for a skill line, roll or pick (R5).
+
+    The page's "Pick this skill" buttons, one per skill line, send `pick` (the line) with
+    the skill chosen from that line's table: a pick then, whatever line is ticked."""
 
     advancement = forms.ChoiceField(
         label="Advancement",
         widget=forms.RadioSelect,
-        error_messages={
-            "required": "Choose a line of the society's table.",
-            "invalid_choice": "Choose one of the lines listed.",
-        },
+        required=False,
+        error_messages={"invalid_choice": "Choose one of the lines listed."},
+    )
+    pick = forms.ChoiceField(
+        required=False, error_messages={"invalid_choice": "Choose one of the lines listed."}
     )
     method = forms.ChoiceField(
         label="For a skill line",
@@ -322,12 +326,28 @@ class LevelUpForm(_Form):
     ) -> None:
         super().__init__(*args, **kwargs)
         self.fields["advancement"].choices = list(advancements)
-        self.fields["skill"].choices = [("", "Choose a skill"), *skills]
         self.skill_lines = set(skill_lines)
+        self.fields["pick"].choices = [(k, k) for k, _ in advancements if k in self.skill_lines]
+        self.fields["skill"].choices = [("", "Choose a skill"), *skills]
+
+    @property
+    def picked_line(self) -> str:
+        """The skill line a pick was asked for, so the page shows its list open with any
+        error beside it ("" when none was)."""
+        if not self.is_bound:
+            return ""
+        if self.data.get("pick"):
+            return str(self.data["pick"])
+        picked = self.data.get("method") == "picked"
+        return str(self.data.get("advancement", "")) if picked else ""
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()
+        if data.get("pick"):
+            data["advancement"], data["method"] = data["pick"], "picked"
         key = data.get("advancement") or ""
+        if not key and "advancement" not in self.errors and "pick" not in self.errors:
+            self.add_error("advancement", "Choose a line of the society's table.")
         line, _, choice = key.partition(":")
         data["line"] = int(line) if is_whole_number(line) else None
         data["choice"] = choice or None

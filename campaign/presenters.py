@@ -1,15 +1,22 @@
 """How the campaign pages show what the selectors read: a battle's actions for the viewer,
-a level-up's open skill roll and its choices (the re-roll and pick costs are the roster's,
-`roster.presenters.reroll_costs`, shared with the member builder), the charts' tables.
+a level-up's choices and its open skill roll, the charts' tables.
+
+A level-up is offered as the member builder offers a free advancement: the same options
+(`roster.options`: each line in the builder's words, each skill of the line's own table
+with its effect and why not), the same roll states (`roster.presenters.roll_state`) and
+the same re-roll and pick costs (`roster.presenters.reroll_costs`).
 Nothing here writes or decides a rule."""
 
 from dataclasses import dataclass
 from typing import Any
 
+from django.urls import reverse
+
 from campaign import charts, services
 from campaign.models import Battle, CampaignForce
+from roster import member_rows, options
 from roster.models import Member, SkillRoll
-from roster.presenters import RerollCosts, reroll_costs
+from roster.presenters import RerollCosts, free_choices, reroll_costs, roll_state
 from rules.loader import get_catalogue
 
 
@@ -48,54 +55,112 @@ def battle_actions(user: Any, battle: Battle) -> BattleActions:
     )
 
 
-def advancement_choices(member: Member) -> tuple[list[tuple[str, str]], set[str]]:
-    """The lines of the member's society table (R17), "or" lines split by choice."""
+@dataclass(frozen=True, slots=True)
+class PageAction:
+    """A button of a page: what it says, where it goes, and whether it is the main one."""
+
+    label: str
+    url: str
+    primary: bool = False
+
+
+def dashboard_actions(campaign: Any, board: Any) -> list[PageAction]:
+    """The dashboard's buttons, the obvious next step first and the only solid one
+    (issue #31): entering a force while the viewer has none in, recording a battle once
+    theirs and another are in, else their force's page."""
+    my_force = board.my_force
+    playing = sum(1 for row in board.standings if not row.retired)
+    record = PageAction("Record a battle", reverse("campaign:record_battle", args=[campaign.pk]))
+    live = PageAction("Play a battle live", f"{reverse('play:new')}?campaign={campaign.pk}")
+    if my_force is None:
+        enter = reverse("campaign:enter_force", args=[campaign.pk])
+        return [PageAction("Enter a force", enter, primary=True), record, live]
+    own = PageAction(f"Your force: {my_force.force.name}", my_force.url)
+    if playing >= 2:
+        return [PageAction(record.label, record.url, primary=True), live, own]
+    return [PageAction(own.label, own.url, primary=True), record, live]
+
+
+@dataclass(frozen=True, slots=True)
+class SkillLinePicks:
+    """A skill line of the society's table and the skills of its own table to pick (R5)."""
+
+    key: str  # the line's number, as the form posts it
+    name: str  # the builder's words: "Movement Skill"
+    table_name: str
+    picks: tuple[options.Option, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class LevelUpPicker:
+    """The next level-up's choices as the builder offers a free advancement's (R17): each
+    line in the builder's words with why not, and for each skill line the skills of its
+    own table to pick, each with its effect, unavailable ones with the reason."""
+
+    society_name: str
+    lines: tuple[options.Option, ...]
+    skill_lines: tuple[SkillLinePicks, ...]
+
+    @property
+    def keys(self) -> list[tuple[str, str]]:
+        """The lines' keys and names, for the form's choices."""
+        return [(o.key, o.name) for o in self.lines]
+
+    @property
+    def skill_keys(self) -> set[str]:
+        return {line.key for line in self.skill_lines}
+
+    @property
+    def skills(self) -> list[tuple[str, str]]:
+        """Every skill some skill line offers, for the form's choices."""
+        return [(o.key, o.name) for line in self.skill_lines for o in line.picks]
+
+
+def level_up_picker(member: Member) -> LevelUpPicker:
     catalogue = get_catalogue()
     society = catalogue.societies.get(member.society)
-    choices: list[tuple[str, str]] = []
-    skill_keys: set[str] = set()
-    if society is None:
-        return choices, skill_keys
-    for line in society.lines.values():
-        if line.kind == "statistic" and line.needs_choice:
-            choices += [
-                (
-                    f"{line.number}:{o.statistic}",
-                    f"Line {line.number}: {o.amount:+d} {o.statistic}",
-                )
-                for o in line.options
-            ]
-        else:
-            choices.append((str(line.number), f"Line {line.number}: {line.label}"))
-            if line.kind == "skill":
-                skill_keys.add(str(line.number))
-    return choices, skill_keys
+    data = member_rows.member_json(member)
+    skill_lines = tuple(
+        SkillLinePicks(
+            key=str(line.number),
+            name=line.label,
+            table_name=catalogue.skill_categories[line.skill_category].name,
+            picks=options.level_up_pick_options(data, catalogue, line.number),
+        )
+        for line in (society.lines.values() if society else ())
+        if line.kind == "skill" and line.skill_category in catalogue.skill_categories
+    )
+    return LevelUpPicker(
+        society_name=society.name if society else member.society,
+        lines=options.level_up_options(data, catalogue),
+        skill_lines=skill_lines,
+    )
 
 
-def skill_choices(categories: list[str] | None = None) -> list[tuple[str, Any]]:
-    """Skills grouped by table, for a <select> with optgroups."""
-    catalogue = get_catalogue()
-    groups = []
-    for slug, category in catalogue.skill_categories.items():
-        if categories is not None and slug not in categories:
-            continue
-        groups.append((category.name, [(s.key, s.name) for s in category.skills]))
-    return groups
+@dataclass(frozen=True, slots=True)
+class PickGroup:
+    """The skills of one table to pick for an open roll (R5), with effects and reasons."""
+
+    table_name: str
+    options: tuple[options.Option, ...]
 
 
 @dataclass(frozen=True, slots=True)
 class OpenRoll:
-    """A level-up whose skill roll waits for the owner (R5): its slot and last roll."""
+    """A level-up whose skill roll waits for the owner (R5): its slot and last roll.
+
+    `state` is the builder's (`roster.presenters.roll_state`), so a level-up's roll and a
+    free advancement's are told apart the same way."""
 
     slot: str
     label: str
     roll: SkillRoll | None
-    state: str  # natural-12 | pick-freely | rolled | picked
+    state: str  # natural-12 | pick-freely | to-roll | rolled | picked
     table_name: str
-    choices: list[tuple[str, str]]
+    free_choices: list[Any]  # the skills a roll left to pick, free (R5)
     category: str
     skill_name: str  # the skill the level-up has now ("" while the roll is open)
-    pick_tables: tuple[str, ...] = ()  # the line's table, and a natural 12's table (R5)
+    picks: tuple[PickGroup, ...] = ()  # the line's own table (R5)
     rerolls: int = 0  # re-rolls paid for so far (R5a: they stay paid)
 
 
@@ -114,42 +179,30 @@ def open_roll_of(cf: CampaignForce, member: Member, progress: Any) -> OpenRoll |
     slot = f"level_ups/{line_item.index}"
     rolls = [r for r in progress.rolls if r.slot == slot]
     last = rolls[-1] if rolls else None
-    if advancement.get("skill"):
-        state = "picked" if advancement.get("method") == "picked" else "rolled"
-    elif last and last.outcome == SkillRoll.Outcome.NATURAL_12:
-        state = "natural-12"
-    elif last and last.outcome == SkillRoll.Outcome.PICK_FREELY:
-        state = "pick-freely"
-    else:
-        state = "rolled"
-    choices = []
-    if state == "pick-freely" and last:
-        choices = [(k, catalogue.skills[k].name) for k in last.choices if k in catalogue.skills]
+    state = roll_state(advancement, last)
     table = catalogue.skill_categories.get(last.table) if last else None
+    # A pick comes from the line's own table alone (R5: a natural 12's table is rolled on).
+    pick_tables = [t for t in (line.skill_category,) if t in catalogue.skill_categories]
+    data = member_rows.member_json(member)
     return OpenRoll(
         slot=slot,
         label=line.label,
         roll=last,
         state=state,
         table_name=table.name if table else "",
-        choices=choices,
+        free_choices=free_choices(state, last, catalogue),
         category=line.skill_category or "",
         skill_name=(
             catalogue.skills[advancement["skill"]].name
             if advancement.get("skill") in catalogue.skills
             else ""
         ),
-        pick_tables=tuple(
-            dict.fromkeys(
-                t
-                for t in (
-                    line.skill_category,
-                    last.table
-                    if last and (advancement.get("natural_12") or state == "natural-12")
-                    else None,
-                )
-                if t
+        picks=tuple(
+            PickGroup(
+                table_name=catalogue.skill_categories[t].name,
+                options=options.pick_options(data, catalogue, "level_ups", line_item.index, t),
             )
+            for t in pick_tables
         ),
         rerolls=int(advancement.get("rerolls") or 0),
     )

@@ -51,6 +51,7 @@ from campaign.models import (
 )
 from roster import selectors as roster_selectors
 from roster.models import Member
+from roster.presenters import advancement_entry
 
 User = Player | AnonymousUser
 
@@ -800,24 +801,10 @@ class MemberProgress:
 def advancement_words(
     advancement: dict[str, Any], society: Any, catalogue: Any
 ) -> tuple[str, str]:
-    """A level-up (or any advancement) as (label, detail) in plain words."""
-    line = society.lines.get(advancement.get("line")) if society else None
-    if line is None:
-        return f"Line {advancement.get('line')}", ""
-    if line.kind == "statistic":
-        option = line.option_for(advancement.get("choice"))
-        if option is not None and line.needs_choice:
-            return f"{option.amount:+d} {option.statistic}", f"line {line.number}"
-        return line.label, f"line {line.number}"
-    skill = catalogue.skills.get(advancement.get("skill") or "")
-    how = [f"line {line.number}"]
-    if advancement.get("method"):
-        how.append(advancement["method"])
-    if advancement.get("rerolls"):
-        how.append(f"{advancement['rerolls']} re-roll{'s' if advancement['rerolls'] != 1 else ''}")
-    if advancement.get("natural_12"):
-        how.append("after a natural 12")
-    return f"{line.label}: {skill.name if skill else 'roll not finished'}", ", ".join(how)
+    """A level-up (or any advancement) as (label, detail), in the member builder's words
+    (`roster.presenters.advancement_entry`: "+2 HP", never a line number it does not show)."""
+    entry = advancement_entry(advancement, society, catalogue)
+    return entry.label, entry.detail
 
 
 def force_progress(*, campaign_force: CampaignForce) -> list[MemberProgress]:

@@ -75,7 +75,6 @@ class AdjustmentAmountField(StrictIntegerField):
     {
         "type": "array",
         "items": {"type": "integer", "minimum": 0, "maximum": progression.MAX_SETTING * 10},
-        "prefixItems": [{"const": 0}],
         "minItems": 1,
         "maxItems": progression.MAX_LEVELS,
         "description": (
@@ -577,7 +576,9 @@ class NewBattleSerializer(StrictSerializer):
 
     def validate_played_on(self, value: Any) -> Any:
         if value > timezone.localdate():
-            raise serializers.ValidationError("A battle is recorded after it is played.")
+            raise serializers.ValidationError(
+                "A battle is recorded after it is played.", code="battle-in-future"
+            )
         return value
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
@@ -586,12 +587,12 @@ class NewBattleSerializer(StrictSerializer):
         forces: set[int] = set()
         for i, result in enumerate(attrs["results"]):
             if result["force"] in forces:
-                results[i] = {"force": _error("This force is listed twice.", "duplicate")}
+                results[i] = {"force": _error("This force is listed twice.", "listed-twice")}
             forces.add(result["force"])
             members: set[int] = set()
             for j, outcome in enumerate(result["members"]):
                 if outcome["member"] in members:
-                    twice = _error("This member is listed twice.", "duplicate")
+                    twice = _error("This member is listed twice.", "listed-twice")
                     results.setdefault(i, {}).setdefault("members", {})[j] = {"member": twice}
                 members.add(outcome["member"])
         if results:

@@ -6,9 +6,8 @@ from django.core.exceptions import DisallowedHost, RequestDataTooBig
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.views import csrf, defaults
-from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import extend_schema
-from rest_framework import exceptions, status
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import exceptions, serializers, status
 from rest_framework.decorators import api_view, permission_classes
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
@@ -30,11 +29,54 @@ CODES = declare_codes(
         "too-large": "The request body is larger than the site accepts; nothing was done.",
     }
 )
+# What Django REST framework refuses itself, with its own codes (in kebab-case, as the
+# exception handler below answers them); `blank` and `invalid-choice` are declared by the
+# document's and the engine's checks, in words that cover DRF's too.
+DRF_CODES = declare_codes(
+    {
+        "required": "This field is required.",
+        "null": "This field may not be null.",
+        "max-length": "A text or list longer than allowed.",
+        "min-length": "A text or list shorter than allowed.",
+        "max-value": "A number above the largest allowed.",
+        "min-value": "A number below the smallest allowed.",
+        "max-string-length": "A number written with too many digits.",
+        "not-a-list": "A list is needed here.",
+        "not-a-dict": "An object is needed here.",
+        "empty": "This list may not be empty.",
+        "date": "A date is needed here, not a date and time.",
+        "not-authenticated": "No credentials were sent: sign in or send a token (401).",
+        "authentication-failed": "The credentials sent are not valid: a bad, revoked or "
+        "malformed token (401).",
+        "permission-denied": "You may not do this (403).",
+        "method-not-allowed": "This address does not take this method (405).",
+        "unsupported-media-type": "The body is not JSON (415).",
+        "not-acceptable": "No answer in the media type asked for (406).",
+        "throttled": "Too many requests: wait `Retry-After` seconds (429).",
+    }
+)
 
 
 @extend_schema(
+    operation_id="api_root",
     summary="Links to the API's parts",
-    responses={200: OpenApiTypes.OBJECT},
+    responses={
+        200: inline_serializer(
+            "ApiRoot",
+            {
+                key: serializers.URLField()
+                for key in (
+                    "rules",
+                    "rosters",
+                    "rosters_validate",
+                    "campaigns",
+                    "battles",
+                    "schema",
+                    "docs",
+                )
+            },
+        )
+    },
     tags=["api"],
 )
 @api_view(["GET"])
@@ -47,6 +89,8 @@ def api_root(request: Request) -> Response:
             "rosters_validate": reverse("roster-api-validate", request=request),
             "campaigns": reverse("campaign-api-list", request=request),
             "battles": reverse("play-api-list", request=request),
+            "events": reverse("events-api-feed", request=request),
+            "webhooks": reverse("events-api-webhooks", request=request),
             "schema": reverse("api-schema", request=request),
             "docs": reverse("api-docs", request=request),
         }

@@ -21,6 +21,8 @@ from django.http import HttpRequest, HttpResponseBase
 from django.middleware.gzip import GZipMiddleware
 from django.utils.cache import patch_vary_headers
 
+from dbd_site.preconditions import GZIP_SUFFIX, opaque_of, strong
+
 _MARK = "shows_secret"
 
 
@@ -37,7 +39,9 @@ def is_secret(request: HttpRequest) -> bool:
 
 
 class CompressionMiddleware(GZipMiddleware):
-    """GZipMiddleware, except for answers marked by `shows_secret`.
+    """GZipMiddleware, except for answers marked by `shows_secret`, and keeping a strong
+    `ETag` strong (`"<opaque>-gzip"`, rather than Django's weakened `W/"<opaque>"`), so
+    `If-Match`'s strong comparison still works on what a compressed answer said.
 
     `Vary: Accept-Encoding` goes on every answer that may be compressed, the short ones
     and the bodyless 304s too, so a cache never hands one client's encoding to another.
@@ -49,4 +53,15 @@ class CompressionMiddleware(GZipMiddleware):
         if is_secret(request):
             return response
         patch_vary_headers(response, ("Accept-Encoding",))
-        return super().process_response(request, response)
+        etag = response.get("ETag", "")
+        response = super().process_response(request, response)
+        if not etag.startswith('"'):
+            return response
+        # Other bytes, the same version: a strong tag of its own (dbd_site.preconditions);
+        # a 304 names the tag the client holds, as its 200 would have.
+        gzipped = strong(opaque_of(etag) + GZIP_SUFFIX)
+        if response.get("Content-Encoding") == "gzip" or (
+            response.status_code == 304 and gzipped in request.headers.get("If-None-Match", "")
+        ):
+            response["ETag"] = gzipped
+        return response

@@ -41,6 +41,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "corsheaders",
     "axes",
     "dbd_site",  # the shared cache table's migration
     "accounts",
@@ -49,11 +50,17 @@ INSTALLED_APPS = [
     "roster",
     "campaign",
     "play",
+    "events",  # the per-user feed and webhooks (docs/events.md)
+    "django_tasks",
+    "django_tasks_db",
 ]
 
 MIDDLEWARE = [
     # First: /healthz is answered before any host check, redirect, session or throttle.
     "dbd_site.health.HealthCheckMiddleware",
+    # Before anything that answers: the read-only API's CORS headers (dbd_site.cors), on
+    # its refusals and 429s too, and its preflights answered here.
+    "corsheaders.middleware.CorsMiddleware",
     # Next: every answer under /api/ (a refusal by any layer below included) is counted
     # once against the client's limit and carries the rate-limit headers.
     "dbd_site.throttles.ApiRateLimitMiddleware",
@@ -93,7 +100,7 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
                 "dbd_site.context_processors.navigation",
             ],
-            "builtins": ["django_htmx.templatetags.django_htmx"],
+            "builtins": ["django_htmx.templatetags.django_htmx", "dbd_site.templatetags.words"],
         },
     }
 ]
@@ -295,11 +302,31 @@ REST_FRAMEWORK = {
     "EXCEPTION_HANDLER": "dbd_site.api.exception_handler",
 }
 
+# CORS (dbd_site.cors): enabled by `dbd_site.cors.read_only_api` (the API's reads) and by
+# no address pattern; any origin, no credentials, reads only.
+CORS_URLS_REGEX = r"(?!)"  # never matches: the signal alone decides
+CORS_ALLOW_ALL_ORIGINS = True
+CORS_ALLOW_CREDENTIALS = False
+CORS_ALLOW_METHODS = ("GET", "HEAD", "OPTIONS")
+CORS_ALLOW_HEADERS = ("accept", "accept-encoding", "authorization", "if-none-match")
+CORS_EXPOSE_HEADERS = (
+    "ETag",
+    "Location",
+    "Retry-After",
+    "RateLimit-Limit",
+    "RateLimit-Remaining",
+    "RateLimit-Reset",
+)
+
 SPECTACULAR_SETTINGS = {
     "TITLE": "DBD Force Builder API",
     "DESCRIPTION": (
-        "Rules catalogue, roster validation and (later) saved forces and campaigns for "
-        "Don't Be Defeated By A Friend."
+        "The rules catalogue, roster validation, saved forces, campaigns and battles of "
+        "Don't Be Defeated By A Friend. Authenticate with `Authorization: Token <token>` "
+        '(read-only tokens change nothing). Every refusal is `{"errors": [{pointer, '
+        "code, message}]}` with a code from `ErrorCode`. Writes take `Idempotency-Key`; "
+        "what can change under you has an `ETag` to send back in `If-Match` (compared "
+        "strongly) or `If-None-Match`. The site's docs/api.md tells more, with examples."
     ),
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
@@ -308,6 +335,8 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    # Operations are named from the path after /api/v1/ (`rules_skills_list`).
+    "SCHEMA_PATH_PREFIX": r"/api/v1",
     # 3.1 speaks plain JSON Schema, so the roster document schema is published as-is.
     "OAS_VERSION": "3.1.0",
     # Play mode's choice sets share field names with the campaign's ("status", "kind").
@@ -315,13 +344,30 @@ SPECTACULAR_SETTINGS = {
         "PlayBattleStatusEnum": "play.serializers.BATTLE_STATUSES",
         "PlayFigureStatusEnum": "play.serializers.FIGURE_STATUSES",
         "PlayAttackKindEnum": "play.serializers.ATTACK_KINDS",
+        "RuleCodeEnum": "roster.serializers.RULE_CODES",
+        "FeedEventKindEnum": "events.serializers.KIND_CHOICES",
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "roster.schema.add_roster_document",
+        "campaign.schema.add_campaign_document",
         "dbd_site.schema.add_common_error_responses",
     ],
 }
+
+# Background tasks (django-tasks, Django's tasks framework): webhook deliveries. The
+# database backend by default, worked by `manage.py db_worker` (`make run` starts one;
+# docker-compose runs it as the `worker` service). docs/events.md, "The worker".
+TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
+
+# Webhooks (docs/events.md): each try waits on the receiver at most this long in all
+# (seconds); a failed event is tried up to this many times, with exponential backoff.
+WEBHOOK_TIMEOUT = 10
+WEBHOOK_MAX_TRIES = 8
+# SSRF: a production site sends webhooks to public addresses over https only
+# (`events.addresses`); DEBUG (`make run`) and the tests let loopback receivers through.
+WEBHOOK_ALLOW_PRIVATE_ADDRESSES = DEBUG
+WEBHOOK_HTTPS_ONLY = not DEBUG
 
 # The debug error page hides the database's address and password (DEBUG only).
 DEFAULT_EXCEPTION_REPORTER_FILTER = "dbd_site.debug.ExceptionReporterFilter"

@@ -29,3 +29,8 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405
 # Each test process keeps its own cache, whatever REDIS_URL says: xdist workers clear it
 # between tests (tests/conftest.py) and must not clear each other's.
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+# Tasks are queued in memory and run by the test that wants them (`tests/events/`), so
+# no test needs a worker; webhook receivers in the tests listen on loopback over http.
+TASKS = {"default": {"BACKEND": "django_tasks.backends.dummy.DummyBackend"}}
+WEBHOOK_ALLOW_PRIVATE_ADDRESSES = True
+WEBHOOK_HTTPS_ONLY = False

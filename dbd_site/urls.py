@@ -19,6 +19,7 @@ urlpatterns = [
     path("api/v1/rosters/", include("roster.api_urls")),
     path("api/v1/campaigns/", include("campaign.api_urls")),
     path("api/v1/battles/", include("play.api_urls")),
+    path("api/v1/", include("events.api_urls")),  # events/ and webhooks/
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     # The split view serves Swagger UI's start-up script as a file, so the CSP needs no
     # inline scripts; Swagger UI does set inline styles, allowed on this page alone.

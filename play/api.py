@@ -11,7 +11,7 @@ from typing import Any
 from django.db.models import prefetch_related_objects
 from django.http import HttpResponseNotModified
 from django.urls import reverse
-from django.utils.cache import parse_etags, patch_cache_control
+from django.utils.cache import patch_cache_control
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiParameter,
@@ -26,6 +26,7 @@ from rest_framework.response import Response
 
 from campaign import selectors as campaign_selectors
 from campaign.models import CampaignForce
+from dbd_site import preconditions
 from dbd_site.compression import shows_secret
 from dbd_site.errors import Invalid, NotFound
 from dbd_site.inputs import is_whole_number, whole_number
@@ -55,37 +56,37 @@ IF_MATCH = OpenApiParameter(
     "If-Match",
     OpenApiTypes.STR,
     OpenApiParameter.HEADER,
-    description="Act only if the battle is still at this `ETag` (else 412).",
+    description="Act only if the battle is still at this `ETag` (else 412). Compared "
+    "strongly: a weak tag (`W/...`) never matches.",
 )
 ETAG = OpenApiParameter(
     "ETag",
     OpenApiTypes.STR,
     OpenApiParameter.HEADER,
     response=[200, 201, 304],
-    description="Weak validator of the battle's version.",
+    description="The battle's version (a strong tag; `-gzip` at its end when the answer is "
+    "compressed).",
 )
 
 
 def etag_of(version: int) -> str:
-    return f'W/"{version}"'
+    """The battle's strong tag (dbd_site.preconditions)."""
+    return preconditions.strong(str(version))
 
 
-def unchanged_since(request: Any, etag: str) -> bool:
-    """If-None-Match holds the current tag, compared weakly (RFC 9110 13.1.2)."""
-    sent = parse_etags(request.headers.get("If-None-Match", ""))
-    return "*" in sent or etag.removeprefix("W/") in {tag.removeprefix("W/") for tag in sent}
+# Shared with the battle page's poll (play.views).
+unchanged_since = preconditions.unchanged_since
 
 
 def if_match_version(request: Any) -> int | None:
-    """The version an If-Match names, or None when there is none."""
-    raw = request.headers.get("If-Match")
-    if not raw:
+    """The version an If-Match names (compared strongly: a weak tag names none, -1), or
+    None when there is none."""
+    sent = preconditions.if_match(request)
+    if sent is None:
         return None
-    tags = parse_etags(raw)
-    if not tags:
-        return -1
-    digits = tags[0].removeprefix("W/").strip('"')
-    number = whole_number(digits)
+    if preconditions.ANY in sent:
+        return None
+    number = whole_number(sent[0]) if sent else None
     return -1 if number is None else number
 
 
@@ -101,6 +102,10 @@ def answer(
     shows_secret(request)  # the spectator link
     response = Response(data, status=status)
     response["ETag"] = etag_of(battle.version)
+    if status == 201:  # a new battle, or a new action in its log
+        response["Location"] = request.build_absolute_uri(
+            reverse("play-api-battle", args=[battle.pk])
+        )
     patch_cache_control(response, private=True, no_cache=True)
     return response
 
@@ -135,7 +140,7 @@ class BattleApiView(GenericAPIView):
         ),
         request=serializers.PlayNewBattleSerializer,
         responses={201: serializers.PlayBattleSerializer, **REFUSED, **COMMON},
-        parameters=[ETAG],
+        parameters=[IDEMPOTENCY_KEY, ETAG],
         tags=TAGS,
     ),
 )
@@ -148,6 +153,7 @@ class BattleListView(BattleApiView):
             [presenters.list_item(b, request.build_absolute_uri) for b in page]
         )
 
+    @idempotent
     def post(self, request: Request) -> Response:
         body = _body(serializers.PlayNewBattleSerializer, request)
         forces = _forces(request, body)
@@ -450,7 +456,7 @@ class BattleEndView(BattleApiView):
         operation_id="battles_spectator_link_replace",
         summary="A new spectator link: the old one answers 404 from now on",
         description="Any side's player may; it makes a link again after a withdrawal.",
-        parameters=[BATTLE_ID, ETAG],
+        parameters=[BATTLE_ID, IDEMPOTENCY_KEY, ETAG],
         request=None,
         responses={200: serializers.PlayBattleSerializer, **COMMON},
         tags=TAGS,
@@ -458,18 +464,20 @@ class BattleEndView(BattleApiView):
     delete=extend_schema(
         operation_id="battles_spectator_link_withdraw",
         summary="Withdraw the spectator link: nobody can watch until a new one is made",
-        parameters=[BATTLE_ID, ETAG],
+        parameters=[BATTLE_ID, IDEMPOTENCY_KEY, ETAG],
         request=None,
         responses={200: serializers.PlayBattleSerializer, **COMMON},
         tags=TAGS,
     ),
 )
 class BattleSpectatorLinkView(BattleApiView):
+    @idempotent
     def post(self, request: Request, battle_id: int) -> Response:
         battle = selectors.get_battle(user=request.user, battle_id=battle_id)
         sharing.replace_spectator_link(battle=battle, by=request.user)
         return answer(request, battle_id)
 
+    @idempotent
     def delete(self, request: Request, battle_id: int) -> Response:
         battle = selectors.get_battle(user=request.user, battle_id=battle_id)
         sharing.withdraw_spectator_link(battle=battle, by=request.user)
@@ -518,13 +526,14 @@ class InvitationListView(BattleApiView):
     post=extend_schema(
         operation_id="battles_invitation_accept",
         summary="Take over the side that plays your shared force",
-        parameters=[BATTLE_ID, ETAG],
+        parameters=[BATTLE_ID, IDEMPOTENCY_KEY, ETAG],
         request=None,
         responses={200: serializers.PlayBattleSerializer, **REFUSED, **COMMON},
         tags=TAGS,
     )
 )
 class InvitationAcceptView(BattleApiView):
+    @idempotent
     def post(self, request: Request, battle_id: int) -> Response:
         sharing.accept_invitation(battle_id=battle_id, user=request.user)
         return answer(request, battle_id)
@@ -534,13 +543,14 @@ class InvitationAcceptView(BattleApiView):
     post=extend_schema(
         operation_id="battles_invitation_decline",
         summary="Leave the side that plays your shared force to the battle's starter",
-        parameters=[BATTLE_ID],
+        parameters=[BATTLE_ID, IDEMPOTENCY_KEY],
         request=None,
         responses={204: None, **COMMON},
         tags=TAGS,
     )
 )
 class InvitationDeclineView(BattleApiView):
+    @idempotent
     def post(self, request: Request, battle_id: int) -> Response:
         sharing.decline_invitation(battle_id=battle_id, user=request.user)
         return Response(status=204)
@@ -568,7 +578,7 @@ def _dice_check(request: Request, battle: Any, battle_url: str) -> Response:
         operation_id="battles_dice_check",
         summary="Check a battle's dice against the seed it committed to",
         description=DICE_CHECK,
-        parameters=[BATTLE_ID],
+        parameters=[BATTLE_ID, ETAG],
         responses={200: serializers.PlayDiceCheckSerializer, **COMMON},
         tags=TAGS,
     )
@@ -586,7 +596,7 @@ class BattleDiceCheckView(BattleApiView):
         operation_id="battles_watch_dice_check",
         summary="Check a battle's dice, by its spectator link (no account needed)",
         description=DICE_CHECK,
-        parameters=[OpenApiParameter("token", OpenApiTypes.STR, OpenApiParameter.PATH)],
+        parameters=[OpenApiParameter("token", OpenApiTypes.STR, OpenApiParameter.PATH), ETAG],
         responses={200: serializers.PlayDiceCheckSerializer, 404: ERRORS, 429: ERRORS},
         tags=TAGS,
     )

@@ -57,12 +57,29 @@ def _dice_from(text: str) -> list[Any] | None:
     return [as_int(d) for d in text.replace(",", " ").split()]
 
 
+def _initiative_rounds(post: QueryDict) -> list[list[Any]]:
+    """The initiative form's small boxes, `initiative_<round>_<side>`, as rounds of dice:
+    a round with no box filled is left out (a tie's re-roll only when there was one)."""
+    rounds: dict[int, dict[int, Any]] = {}
+    for key, value in post.items():
+        parts = key.split("_")
+        if len(parts) != 3 or parts[0] != "initiative" or not value.strip():
+            continue
+        r, side = whole_number(parts[1]), whole_number(parts[2])
+        if r is None or side is None:
+            continue
+        rounds.setdefault(r, {})[side] = as_int(value)
+    return [[dice[side] for side in sorted(dice)] for _, dice in sorted(rounds.items())]
+
+
 def body_from_post(post: QueryDict) -> dict[str, Any]:
     """A form's fields as the API's action body (the same checks apply to both)."""
     body: dict[str, Any] = {"type": post.get("type", "")}
     situation: dict[str, Any] = {}
     for key, value in post.items():
-        if key in ("csrfmiddlewaretoken", "type", "was") or value == "":
+        if key in ("csrfmiddlewaretoken", "type", "was", "sheet_do") or value == "":
+            continue
+        if key.startswith("initiative_"):
             continue
         if key == "dice":
             body["dice"] = _dice_from(value)
@@ -89,6 +106,8 @@ def body_from_post(post: QueryDict) -> dict[str, Any]:
             body[key] = as_int(value)
         else:
             body[key] = value
+    if body["type"] == "initiative" and (rounds := _initiative_rounds(post)):
+        body["dice"] = rounds
     if (
         body["type"] == "initiative"
         and body.get("dice")

@@ -18,6 +18,7 @@ from dbd_site.inputs import whole_number
 from play import forms, selectors, serializers, services, table
 from play.models import Battle, BattleAction
 from rules.catalogue import Catalogue
+from rules.loader import get_catalogue
 
 PRINT_DFS = range(6, 17)  # the print card's DF 6 to 16
 
@@ -426,6 +427,7 @@ def attack_form(view: selectors.BattleView, catalogue: Any, values: Any) -> dict
         and weapon.slug in table.figures.TWO_ACTION_WEAPONS,
         "mighty": table.figures.MIGHTY_ATTACK in skills,
         "bow": weapon is not None and weapon.slug == table.figures.TRADITIONAL_RANGED_WEAPON,
+        "enemies": enemies,
         # The swap that brings these odds names what they are for (the browser test waits
         # on it before it rolls).
         "was": f"{attacker.id if attacker else 0}-{kind}",
@@ -596,3 +598,326 @@ def dice_check_json(check: selectors.DiceCheck, battle_url: str) -> dict[str, An
             for die, result in zip(check.dice, results, strict=True)
         ],
     }
+
+
+# --- the battle screen: cards, the action sheet, undo -----------------------------------------
+
+SHEET_LABELS = {
+    "attack": "Attack",
+    "spell": "Cast",
+    "heal": "Heal",
+    "revive": "Revive",
+    "jump": "Jump",
+    "item": "Item",
+    "activate": "Activated",
+    "change": "Change",
+    "deadly-gamble": "Deadly Gamble",
+}
+SHEET_BUTTONS = {
+    "attack": "Roll the attack",
+    "spell": "Cast",
+    "heal": "Heal",
+    "revive": "Revive",
+    "jump": "Roll the jump",
+    "item": "Use it",
+    "change": "Change",
+    "deadly-gamble": "Name the enemy",
+}
+ROLLING = frozenset({"attack", "spell", "heal", "revive", "jump"})  # dice may be entered
+# The sheet's tabs: every action but "Activated", which is a button of its own.
+SHEET_TABS = tuple(a for a in table.options.SHEET_ACTIONS if a != "activate")
+
+
+def _names(slugs: Iterable[str], names: Any) -> list[str]:
+    return [names[s].name if s in names else s.replace("-", " ").title() for s in slugs]
+
+
+def figure_options(view: selectors.BattleView) -> dict[int, table.options.Options]:
+    """Every figure's options (`play.table.options`), by id."""
+    state = table.state.upgraded(view.battle.state)
+    return {
+        int(fid): o
+        for fid, o in table.options.all_options(
+            state, {str(f.id): f.figure for f in view.figures}
+        ).items()
+    }
+
+
+def _card(
+    f: selectors.FigureView,
+    o: table.options.Options,
+    catalogue: Catalogue,
+    *,
+    own: bool,
+    names: dict[int, str],
+    urls: tuple[str, str],
+) -> dict[str, Any]:
+    equipment = list(dict.fromkeys(f.numbers["equipment"]))
+    weapons = [
+        s for s in equipment if s in catalogue.equipment and catalogue.equipment[s].is_weapon
+    ]
+    gear = [s for s in equipment if s not in weapons and s not in table.state.ONE_USE_ITEMS]
+    items = [s for s in equipment if s in table.state.ONE_USE_ITEMS]
+    kit = weapons + gear + items
+    gamble = f.state.get("gamble")
+    return {
+        "f": f,
+        "options": o,
+        "own": own,
+        "activating": o.phase == "activating",
+        # What it carries: weapons, then gear, then one-use items (discarded ones struck).
+        "kit": [
+            (name, slug in f.state["discarded"])
+            for slug, name in zip(kit, _names(kit, catalogue.equipment), strict=True)
+        ],
+        "skills": _names(f.numbers["skills"], catalogue.skills),
+        "spells": [
+            (name, slug in f.state["forgotten"])
+            for slug, name in zip(
+                f.numbers["spells"], _names(f.numbers["spells"], catalogue.spells), strict=True
+            )
+        ],
+        "gamble": names.get(int(gamble)) if own and gamble else None,
+        "url": f"{urls[0]}?figure={f.id}#sheet",
+        "sheet_url": f"{urls[1]}?figure={f.id}",
+    }
+
+
+def cards(
+    view: selectors.BattleView, catalogue: Catalogue, *, may_act: bool
+) -> list[dict[str, Any]]:
+    """The battle's sides as the screen's cards: each figure's numbers, HP, status,
+    markers, weapons, gear, skills, spells, one-use items and what it may still do; a
+    figure of the reader's own side (while they may act) opens its action sheet."""
+    options = figure_options(view)
+    mine = view.viewer_sides if may_act else frozenset()
+    urls = (
+        reverse("play:battle", args=[view.battle.pk]),
+        reverse("play:sheet", args=[view.battle.pk]),
+    )
+    names = {f.id: f.name for f in view.figures}
+    return [
+        {
+            "position": side.position,
+            "force_name": side.force_name,
+            "player_name": side.player_name,
+            "invited_name": side.invited_name,
+            "acting": view.acting_side == side.position,
+            "own": side.position in mine,
+            "cards": [
+                _card(
+                    f,
+                    options[f.id],
+                    catalogue,
+                    own=side.position in mine,
+                    names=names,
+                    urls=urls,
+                )
+                for f in side.figures
+            ],
+        }
+        for side in view.sides
+    ]
+
+
+def undo_label(view: selectors.BattleView) -> str:
+    """What undo would take back, in a few words ("Ann's attack on Ben")."""
+    if view.undo is None:
+        return ""
+    action = view.undo.action
+    detail = action.detail
+    names = {str(f.id): f.name for f in view.figures}
+
+    def name(key: str) -> str:
+        return names.get(str(detail.get(key)), "a figure")
+
+    kind = action.kind
+    if kind in ("attack", "spell-attack"):
+        what = "spell's attack" if kind == "spell-attack" else "attack"
+        return f"{name('attacker')}'s {what} on {name('target')}"
+    if kind == "spell":
+        spell = get_spell_name(detail.get("spell", ""))
+        return f"{name('caster')}'s {spell}"
+    if kind == "heal":
+        return f"{name('healer')}'s Heal of {name('target')}"
+    if kind == "revive":
+        return f"{name('reviver')}'s Revive of {name('target')}"
+    if kind == "jump":
+        return f"{name('figure')}'s jump"
+    if kind == "activate":
+        return f"{name('figure')} activated"
+    if kind == "change":
+        return f"the change to {name('figure')}"
+    if kind == "deadly-gamble":
+        return f"{name('figure')}'s Deadly Gamble"
+    fixed = {
+        "initiative": "the initiative roll",
+        "turn": "the new turn",
+        "roll": "the roll of the dice",
+        "transfer": "the Friendship transfer",
+        "dodge": "the Dodge for Cover",
+        "pass": "the pass",
+    }
+    return fixed.get(kind, action.words[:60])
+
+
+def get_spell_name(slug: str) -> str:
+    spell = get_catalogue().spells.get(slug)
+    return spell.name if spell else slug.replace("-", " ").title()
+
+
+def plain_values(values: Any, **fixed: Any) -> dict[str, Any]:
+    """A form's values as one value a name (the last sent), with `fixed` ones on top."""
+    plain: dict[str, Any] = {}
+    if values:
+        items = values.lists() if isinstance(values, QueryDict) else values.items()
+        for key, value in items:
+            plain[key] = value[-1] if isinstance(value, list) and value else value
+    plain.update({k: str(v) for k, v in fixed.items()})
+    return plain
+
+
+def initiative_rows(view: selectors.BattleView, values: Any) -> list[dict[str, Any]]:
+    """The initiative form: a small box per side for each round (the first, then a tie's
+    re-rolls), with what the player typed."""
+    rows = []
+    for r in range(3):
+        rows.append(
+            {
+                "round": r,
+                "boxes": [
+                    {
+                        "name": f"initiative_{r}_{side.position}",
+                        "label": side.force_name,
+                        "value": (values or {}).get(f"initiative_{r}_{side.position}", ""),
+                    }
+                    for side in view.sides
+                ],
+            }
+        )
+    return rows
+
+
+def sheet(
+    view: selectors.BattleView,
+    catalogue: Catalogue,
+    *,
+    figure_id: Any,
+    do: str,
+    values: Any,
+    may_act: bool,
+) -> dict[str, Any]:
+    """The action sheet: closed (`figure` None) unless the reader may act and chose a
+    figure of their own side; then the figure's actions as tabs, and the form of the one
+    chosen (`do`, the first it may take when none is) with what the player typed.
+
+    Long because each action's form is shaped by its own few lines, side by side.
+    """
+    fid = whole_number(str(figure_id)) if figure_id not in (None, "") else None
+    figures = {f.id: f for f in view.figures}
+    figure = figures.get(fid) if fid is not None else None
+    if not may_act or figure is None or figure.side not in view.viewer_sides:
+        return {"figure": None, "values": plain_values(values)}
+    options = figure_options(view)[figure.id]
+    tabs = [a for a in SHEET_TABS if a in options.actions]
+    if do not in tabs:
+        do = next((a for a in tabs if a != "change"), "change")
+    values = plain_values(values, figure=figure.id)
+    friends = [f for f in view.figures if f.side == figure.side]
+    enemies = [f for f in view.figures if f.side != figure.side]
+    out = table.figures.OUT_OF_ACTION
+    form: dict[str, Any] = {
+        "figure": figure,
+        "options": options,
+        "do": do,
+        "tabs": [(a, SHEET_LABELS[a]) for a in tabs],
+        "may_activate": "activate" in options.actions,
+        "values": values,
+        "sheet_url": reverse("play:sheet", args=[view.battle.pk]),
+        "battle_url": reverse("play:battle", args=[view.battle.pk]),
+    }
+    if do == "attack":
+        form["attack"] = attack_form(view, catalogue, values)
+    elif do == "spell":
+        form["spell"] = spell_form(view, catalogue, figure, options, enemies, friends, values)
+    elif do == "heal":
+        form["targets"] = [f for f in view.figures if f.state["status"] == table.figures.ACTIVE]
+    elif do == "revive":
+        form["targets"] = [
+            f
+            for f in friends
+            if f.state["status"] == table.figures.UNCONSCIOUS and f.id != figure.id
+        ]
+    elif do == "jump":
+        form["climbing_gear"] = "climbing-gear" in options.items
+    elif do == "item":
+        form["items"] = list(
+            zip(options.items, _names(options.items, catalogue.equipment), strict=True)
+        )
+    elif do == "change":
+        form["markers"] = list(table.state.MARKERS.items())
+        form["forgettable"] = [
+            (s, n)
+            for s, n in zip(options.spells, _names(options.spells, catalogue.spells), strict=True)
+        ]
+    elif do == "deadly-gamble":
+        form["targets"] = [f for f in enemies if f.state["status"] != out]
+    form["chosen_target"] = str(values.get("target", ""))
+    form["rolls"] = do in ROLLING
+    form["button"] = SHEET_BUTTONS[do]
+    return form
+
+
+def spell_form(
+    view: selectors.BattleView,
+    catalogue: Catalogue,
+    caster: selectors.FigureView,
+    options: table.options.Options,
+    enemies: list[selectors.FigureView],
+    friends: list[selectors.FigureView],
+    values: dict[str, Any],
+) -> dict[str, Any]:
+    """The cast's form: the caster's spells, and only the chosen spell's own fields."""
+    known = [s for s in options.spells if s in catalogue.spells]
+    asked = str(values.get("spell", ""))
+    slug = asked if asked in known else (known[0] if known else "")
+    spell = catalogue.spells.get(slug)
+    skills = set(caster.numbers["skills"])
+    odds = spell_odds(view.battle, {**values, "caster_spell": f"{caster.id}:{slug}"}, None)
+    active = table.figures.ACTIVE
+    return {
+        "spells": [(s, catalogue.spells[s].name) for s in known],
+        "spell": spell,
+        "slug": slug,
+        "targets": [f for f in view.figures if f.state["status"] != table.figures.OUT_OF_ACTION]
+        if spell is not None and spell.range_kind != "self"
+        else [],
+        "anathema_aura": any(table.figures.ANATHEMA_AURA in f.numbers["skills"] for f in enemies),
+        "empowered": table.figures.EMPOWERED_BLESSINGS in skills
+        and spell is not None
+        and spell.school in table.figures.EMPOWERED_SCHOOLS,
+        "chosen": slug == table.figures.DRAGON_SLAYER,
+        "sealed_power": table.figures.SEALED_POWER in skills,
+        "leaders": [
+            f
+            for f in friends
+            if f.id != caster.id
+            and f.state["status"] == active
+            and table.figures.LEADERSHIP in f.numbers["skills"]
+        ],
+        "forget": forgettable(enemies + friends, catalogue)
+        if slug == table.spells.MANA_OBLITERATION
+        else [],
+        "dispel": list(table.state.MARKERS.items()) if slug == table.spells.DISPEL_MAGIC else [],
+        "odds": odds,
+    }
+
+
+# What a sheet keeps of a form after its action was taken: the choices (figure, target,
+# weapon, spell), not the dice (used once) nor the situation ticked for that roll.
+KEPT_AFTER = ("figure", "target", "kind", "weapon", "mode", "spell", "was")
+
+
+def kept_after(values: Any) -> dict[str, Any]:
+    plain = plain_values(values)
+    return {k: v for k, v in plain.items() if k in KEPT_AFTER}

@@ -29,19 +29,19 @@ _DIE = {"type": "integer", "minimum": 1, "maximum": table.dice.DIE}
 
 @extend_schema_field(
     {
-        "anyOf": [
-            {"type": "array", "items": _DIE, "maxItems": bounds.MAX_DICE_PER_ROLL},
-            {
-                "type": "array",
-                "description": "Initiative: rounds of dice, e.g. [[7, 7], [3, 9]] (P1).",
-                "items": {
+        "type": "array",  # null too: the field allows it
+        "maxItems": max(bounds.MAX_DICE_PER_ROLL, bounds.MAX_INITIATIVE_ROUNDS),
+        # A die or a round: one shape or the other, never both (issue #32).
+        "items": {
+            "oneOf": [
+                _DIE,
+                {
                     "type": "array",
                     "items": _DIE,
                     "maxItems": bounds.MAX_DICE_PER_INITIATIVE_ROUND,
                 },
-                "maxItems": bounds.MAX_INITIATIVE_ROUNDS,
-            },
-        ]
+            ]
+        },
     }
 )
 class DiceField(serializers.JSONField):
@@ -409,6 +409,29 @@ class PlayUndoSerializer(serializers.Serializer):
     yours = serializers.BooleanField(help_text="Whether the reader may undo it (P9).")
 
 
+class PlayRecordMemberSerializer(StrictSerializer):
+    figure = serializers.IntegerField()
+    name = serializers.CharField()
+    unconscious = serializers.BooleanField()
+    out_of_action = serializers.BooleanField()
+    enemies_out_of_action = serializers.IntegerField()
+    objectives = serializers.IntegerField()
+
+
+class PlayRecordSideSerializer(StrictSerializer):
+    force = serializers.CharField()
+    members = PlayRecordMemberSerializer(many=True)
+
+
+class PlayRecordSerializer(StrictSerializer):
+    """An ended battle's record (`play.services.end_battle`)."""
+
+    winner = serializers.IntegerField(
+        allow_null=True, help_text="The winning side's position; null for a draw."
+    )
+    sides = PlayRecordSideSerializer(many=True)
+
+
 class PlayBattleSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     url = serializers.URLField()
@@ -438,7 +461,9 @@ class PlayBattleSerializer(serializers.Serializer):
     acting_side = serializers.IntegerField(allow_null=True)
     sides = PlaySideSerializer(many=True)
     log = PlayLogLineSerializer(many=True)
-    record = serializers.JSONField(allow_null=True)
+    record = PlayRecordSerializer(
+        allow_null=True, help_text="Once the battle has ended: what it records (P6, R14)."
+    )
     recorded_battle = serializers.IntegerField(allow_null=True)
     dice_commitment = PlayDiceCommitmentSerializer(
         help_text='Verifiable dice: see docs/play.md, "Verify the dice".'

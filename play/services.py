@@ -31,7 +31,7 @@ from dbd_site.errors import (
     Problem,
     declare_codes,
 )
-from play import bounds, selectors, sharing, table
+from play import bounds, selectors, sharing, signals, table
 from play.models import Battle, BattleAction, BattleFigure, BattleSide
 from roster.models import Force, Member
 from rules.loader import get_catalogue
@@ -192,6 +192,7 @@ def start_battle(
         dice_commitment=table.commitment.commitment_of(seed),  # published from now on
     )
     placed: dict[str, tuple[int, table.figures.Figure]] = {}
+    invitations: list[BattleSide] = []
     for position, force in enumerate(forces):
         # Someone else's force from its share link: the starter plays it, its owner is
         # invited to take it over (`play.sharing`).
@@ -205,6 +206,8 @@ def start_battle(
             force_name=force.name,
             campaign_force=entries.get(force.pk),
         )
+        if invited is not None:
+            invitations.append(side)
         for index, (member_pk, name, numbers) in enumerate(figure_numbers(force)):
             bf = BattleFigure.objects.create(
                 side=side, position=index, member_id=member_pk, name=name, numbers=numbers
@@ -220,6 +223,8 @@ def start_battle(
         words=f"{_name(by)} started {scenario}: " + " against ".join(f.name for f in forces) + ".",
         state_before=battle.state,
     )
+    for side in invitations:
+        signals.side_invited.send(Battle, battle=battle, side=side, by=by)
     return battle
 
 

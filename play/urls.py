@@ -11,6 +11,7 @@ urlpatterns = [
     path("<int:battle_id>/state/", views.state, name="state"),
     path("<int:battle_id>/act/", views.act, name="act"),
     path("<int:battle_id>/odds/", views.odds, name="odds"),
+    path("<int:battle_id>/sheet/", views.sheet, name="sheet"),
     path("<int:battle_id>/spell-odds/", views.spell_odds, name="spell_odds"),
     path("<int:battle_id>/spell-attack-odds/", views.spell_attack_odds, name="spell_attack_odds"),
     path("<int:battle_id>/undo/", views.undo, name="undo"),

@@ -228,26 +228,35 @@ def _start_from_post(request: HttpRequest, campaign: Any, entries: list[Campaign
     )
 
 
+Sheet = tuple[Any, str, Any]  # the action sheet asked for: figure id, action, values
+
+
 def _screen_context(
     request: HttpRequest,
     battle: Battle,
     *,
     viewer_sides: frozenset[int],
     watching: bool = False,
-    forms: bool = True,
+    sheet: Sheet | None = None,
 ) -> dict[str, Any]:
-    """What the screen shows; `forms=False` for the state panel alone (a poll, or the
-    answer to an action), which needs no form choices and no odds. `viewer_sides`: the
-    sides the reader plays (P9); none for a watcher. After the end, no controls."""
+    """What the screen shows: the figures' cards, the turn's controls, the prompts for the
+    reader's own decisions, and the action sheet when `sheet` asks for it (a figure, an
+    action, the values typed); a poll's answer has no sheet. `viewer_sides`: the sides the
+    reader plays (P9); none for a watcher. After the end, no controls."""
     view = selectors.battle_view(
         battle=battle, log_limit=SCREEN_LOG_LINES, viewer_sides=viewer_sides
     )
+    may_act = bool(viewer_sides) and battle.status == Battle.Status.PLAYING
+    catalogue = get_catalogue()
     context: dict[str, Any] = {
         "battle": battle,
         "view": view,
-        "may_act": bool(viewer_sides) and battle.status == Battle.Status.PLAYING,
+        "may_act": may_act,
         "is_side": bool(viewer_sides),  # a side's player, playing or not: may change links
         "watching": watching,
+        "cards": presenters.cards(view, catalogue, may_act=may_act),
+        "undo_label": presenters.undo_label(view) if may_act else "",
+        "dice_entry_off": presenters.dice_entry_off(battle),
         "screen_log_lines": SCREEN_LOG_LINES,
         "dice_commitment": selectors.dice_commitment(battle),
         "dice_url": (
@@ -262,36 +271,34 @@ def _screen_context(
             else reverse("play:state", args=[battle.pk])
         ),
     }
-    if context["may_act"]:
-        context["spell_attack"] = presenters.spell_attack_form(view, None)
+    if may_act:
+        context["initiative_rows"] = presenters.initiative_rows(view, {})
+        pending = view.spell_attacks
+        if pending is not None and pending.caster.side in viewer_sides:
+            context["spell_attack"] = presenters.spell_attack_form(view, None)
+        context["my_decisions"] = [d for d in view.decisions if d.yours]
     if watching:
         shows_secret(request)  # the spectator link, in `state_url` and `dice_url`
-    if not forms:
-        return context
-    catalogue = get_catalogue()
-    spell_options = presenters.spell_options(view.figures, catalogue)
-    first_spell = next((options[0][0] for _, options in spell_options if options), None)
-    context.update(
-        {
-            "spectator_url": _spectator_url(request, battle),
-            "spell_options": spell_options,
-            "dice_entry_off": presenters.dice_entry_off(battle),
-            "forgettable": presenters.forgettable(view.figures, catalogue),
-            "spell_odds": presenters.spell_odds(battle, None, first_spell),
-            "markers": list(table.state.MARKERS.items()),
-            "items": table.state.ONE_USE_ITEMS,
-            "attack": presenters.attack_form(
-                view, catalogue, request.POST if request.method == "POST" else {}
-            ),
-        }
-    )
+    if sheet is not None:
+        figure_id, do, values = sheet
+        context["sheet"] = presenters.sheet(
+            view, catalogue, figure_id=figure_id, do=do, values=values, may_act=may_act
+        )
+        context["spectator_url"] = _spectator_url(request, battle)
     return context
 
 
-def _screen(request: HttpRequest, battle: Battle, **kw: Any) -> HttpResponse:
+def _asked_sheet(request: HttpRequest) -> Sheet:
+    """The sheet a page or a sheet request asks for (`?figure=<id>&do=<action>`)."""
+    source = request.POST if request.method == "POST" else request.GET
+    do = source.get("sheet_do") or source.get("do") or ""
+    return source.get("figure", ""), do, request.POST if request.method == "POST" else {}
+
+
+def _screen(request: HttpRequest, battle: Battle, *, status: int = 200, **kw: Any) -> HttpResponse:
     context = _screen_context(request, battle, **kw)
     shows_secret(request)  # the whole screen has the spectator link
-    response = render_page(request, "play/battle.html", context)
+    response = render_page(request, "play/battle.html", context, status=status)
     patch_cache_control(response, private=True, no_cache=True)
     return response
 
@@ -302,7 +309,10 @@ def _screen(request: HttpRequest, battle: Battle, **kw: Any) -> HttpResponse:
 def battle_page(request: HttpRequest, battle_id: int) -> HttpResponse:
     battle = selectors.get_battle(user=request.user, battle_id=battle_id)
     return _screen(
-        request, battle, viewer_sides=selectors.player_sides(battle=battle, user=request.user)
+        request,
+        battle,
+        viewer_sides=selectors.player_sides(battle=battle, user=request.user),
+        sheet=_asked_sheet(request),
     )
 
 
@@ -339,10 +349,8 @@ def _state(
         mine = (
             frozenset() if watching else selectors.player_sides(battle=battle, user=request.user)
         )
-        context = _screen_context(
-            request, battle, viewer_sides=mine, watching=watching, forms=False
-        )
-        response = render(request, "play/battle.html#state", context)
+        context = _screen_context(request, battle, viewer_sides=mine, watching=watching)
+        response = render(request, "play/battle.html#news", context)
     response["ETag"] = etag
     patch_cache_control(response, private=True, no_cache=True)
     patch_vary_headers(response, ("HX-Request",))
@@ -372,6 +380,32 @@ def watch_state(request: HttpRequest, token: str) -> HttpResponse:
     )
 
 
+def _after_without_js(
+    request: HttpRequest,
+    battle: Battle,
+    said: str,
+    errors: list[str] | None,
+    status: int,
+    closes: bool,
+) -> HttpResponse:
+    """A plain form post's answer: a change by a redirect (the sheet kept in its address),
+    a refusal at once, the page again with what was typed."""
+    from_sheet = "sheet_do" in request.POST
+    if errors:
+        for message in errors:
+            messages.error(request, message)
+        fresh = Battle.objects.select_related("campaign").get(pk=battle.pk)
+        mine = selectors.player_sides(battle=fresh, user=request.user)
+        asked = _asked_sheet(request) if from_sheet else None
+        return _screen(request, fresh, viewer_sides=mine, sheet=asked, status=status)
+    messages.success(request, said)
+    url = reverse("play:battle", args=[battle.pk])
+    if from_sheet and not closes:
+        figure, do, _ = _asked_sheet(request)
+        url += f"?figure={whole_number(str(figure)) or ''}&do={do}#sheet"
+    return redirect(url)
+
+
 def _after(
     request: HttpRequest,
     battle: Battle,
@@ -379,20 +413,46 @@ def _after(
     said: str = "",
     errors: list[str] | None = None,
     status: int = 200,
+    kind: str = "",
 ) -> HttpResponse:
+    """The answer to an action or an undo. With htmx: the state panel, and out of band
+    the result (in the dock at the bottom of the screen, where the player looks), the
+    prompts, the log and, for an action from the sheet, the sheet again: after a refusal
+    with everything typed, after a change with the same figure and action but its dice
+    box empty (entered dice are used once); "Activated" closes it. Without JavaScript:
+    `_after_without_js`."""
+    from_sheet = "sheet_do" in request.POST
+    closes = kind == "activate"
     if not is_htmx(request):
-        if errors:
-            for message in errors:
-                messages.error(request, message)
-        elif said:
-            messages.success(request, said)
-        return redirect("play:battle", battle_id=battle.pk)
+        return _after_without_js(request, battle, said, errors, status, closes)
     # A change stored shows on the caller's battle (the services set its state and
     # version, and refuse a battle that has ended): it is the battle as stored. After a
     # refusal the battle is read again, as another player may have moved it on.
     fresh = battle if not errors else Battle.objects.select_related("campaign").get(pk=battle.pk)
     mine = selectors.player_sides(battle=fresh, user=request.user)
-    context = _screen_context(request, fresh, viewer_sides=mine, forms=False)
+    sheet: Sheet | None = None
+    if from_sheet:
+        figure, do, values = _asked_sheet(request)
+        if errors:
+            sheet = (figure, do, values)
+        elif closes:
+            sheet = ("", "", {})
+        else:
+            sheet = (figure, do, presenters.kept_after(values))
+    context = _screen_context(request, fresh, viewer_sides=mine, sheet=sheet)
+    if (
+        sheet is not None
+        and not errors
+        and (context.get("spell_attack") or context.get("my_decisions"))
+    ):
+        # A decision of the player's own waits now (a cast's attacks, a transfer on a
+        # shared phone): it comes first, so the sheet makes room for it.
+        context["sheet"] = presenters.sheet(
+            context["view"], get_catalogue(), figure_id="", do="", values={}, may_act=False
+        )
+    if errors and "initiative_rows" in context:
+        # The initiative's boxes as they were typed (a refusal loses nothing).
+        context["initiative_rows"] = presenters.initiative_rows(context["view"], request.POST)
     context.update({"said": said, "errors": errors or []})
     response = render(request, "play/battle.html#answer", context, status=status)
     response["ETag"] = api.etag_of(fresh.version)  # what the page's next poll sends back
@@ -413,22 +473,31 @@ def act(request: HttpRequest, battle_id: int) -> HttpResponse:
     except (DomainError, ValidationError) as error:
         status = error.status if isinstance(error, DomainError) else 400
         return _after(request, battle, errors=presenters.error_messages(error), status=status)
-    return _after(request, battle, said=action.words)
+    return _after(request, battle, said=action.words, kind=action.kind)
 
 
 @login_required
-@require_POST
+@require_http_methods(["GET", "HEAD", "POST"])
 @not_found_is_404
-def odds(request: HttpRequest, battle_id: int) -> HttpResponse:
-    """The attack form again with the odds of what is ticked (before anything is rolled);
-    without JavaScript, the whole screen with them ("Show the odds")."""
+def sheet(request: HttpRequest, battle_id: int) -> HttpResponse:
+    """The action sheet of one of the reader's figures (`?figure=<id>&do=<action>`), or
+    (POST) the sheet again with what is chosen and ticked and its odds, before anything
+    is rolled. Without JavaScript: the whole screen with the sheet."""
     battle = selectors.get_battle(user=request.user, battle_id=battle_id)
     context = _screen_context(
-        request, battle, viewer_sides=selectors.player_sides(battle=battle, user=request.user)
+        request,
+        battle,
+        viewer_sides=selectors.player_sides(battle=battle, user=request.user),
+        sheet=_asked_sheet(request),
     )
     if not is_htmx(request):
         shows_secret(request)  # the whole screen has the spectator link
-    return render_page(request, "play/battle.html", context, partial="attack")
+    response = render_page(request, "play/battle.html", context, partial="sheet")
+    patch_cache_control(response, private=True, no_cache=True)
+    return response
+
+
+odds = sheet  # an attack's odds before rolling: the sheet again, with them
 
 
 @login_required
@@ -463,7 +532,7 @@ def undo(request: HttpRequest, battle_id: int) -> HttpResponse:
         return _after(
             request, battle, errors=presenters.error_messages(error), status=error.status
         )
-    return _after(request, battle, said=f"Undone: {action.words}")
+    return _after(request, battle, said=f"Undone: {action.words}", kind="undo")
 
 
 @login_required

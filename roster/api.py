@@ -12,7 +12,7 @@ from typing import Any
 
 from django.core.cache import cache
 from django.http import HttpResponse, HttpResponseBase, HttpResponseNotModified
-from django.utils.cache import parse_etags, patch_cache_control
+from django.utils.cache import patch_cache_control
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiExample,
@@ -35,6 +35,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.reverse import reverse
 
+from dbd_site import preconditions
 from dbd_site.compression import shows_secret
 from dbd_site.errors import Invalid, Problem
 from dbd_site.parsers import JSONParser
@@ -42,10 +43,12 @@ from idempotency.decorators import idempotent
 from idempotency.schema import IDEMPOTENCY_KEY
 from roster import cache_keys, documents, engine, selectors, serializers, services
 from roster.models import Force, Member
-from roster.schema import DOCUMENT_REF, PATCH_SCHEMA
+from roster.schema import DOCUMENT_REF, PATCH_REF
 from rules import dice
 from rules.loader import get_catalogue
 
+# Every refusal: the one error model (`dbd_site.schema` names every code in it).
+ERRORS = serializers.ApiErrorsSerializer
 _EMMA = {
     "format": "dbd-roster/1",
     "name": "Literature Club Irregulars",
@@ -77,7 +80,7 @@ _EMMA = {
         "with a JSON Pointer into the document."
     ),
     request={"application/json": DOCUMENT_REF},
-    responses={200: serializers.EvaluationSerializer, 400: serializers.ShapeErrorsSerializer},
+    responses={200: serializers.EvaluationSerializer, 400: ERRORS},
     examples=[OpenApiExample("Emma alone", value=_EMMA, request_only=True)],
     tags=["rosters"],
 )
@@ -95,7 +98,6 @@ def validate_roster(request: Request) -> Response:
 # --- saved forces ------------------------------------------------------------------------
 
 TAGS = ["rosters"]
-ERRORS = serializers.ApiErrorsSerializer
 COMMON_ERRORS = {401: ERRORS, 403: ERRORS, 429: ERRORS}
 NOT_FOUND = {404: ERRORS}
 # A campaign copy changes only as its campaign allows (campaign.policy): a state conflict
@@ -114,7 +116,7 @@ IF_MATCH = OpenApiParameter(
     OpenApiTypes.STR,
     OpenApiParameter.HEADER,
     description="The `ETag` of the version this change was made on: 412, nothing changed, "
-    "if the force has changed since.",
+    "if the force has changed since. Compared strongly: a weak tag (`W/...`) never matches.",
 )
 STALE = {412: ERRORS}
 FORCE_ID = OpenApiParameter("force_id", OpenApiTypes.INT, OpenApiParameter.PATH)
@@ -139,8 +141,10 @@ ETAG = OpenApiParameter(
     "ETag",
     OpenApiTypes.STR,
     OpenApiParameter.HEADER,
-    response=[200, 304],
-    description="Weak validator of this version of the force; send it back in `If-None-Match`.",
+    response=[200, 201, 304],
+    description="The force's version (a strong tag; `-gzip` at its end when the answer is "
+    "compressed): send it back in `If-Match` to change this version only, or in "
+    "`If-None-Match` to get 304 while it is unchanged.",
 )
 
 
@@ -156,15 +160,9 @@ def _detail_version(force: Force) -> str:
     return f"{force.version}.{_tag_digest(force)}"
 
 
-def _unchanged_since(request: Request, etag: str) -> bool:
-    """If-None-Match holds the current tag, compared weakly (RFC 9110 13.1.2).
-
-    Not Django's `get_conditional_response`: with no Last-Modified (HTTP dates have
-    whole seconds, and two writes can share one) it would answer 412 to any
-    If-Unmodified-Since, which the RFC says to ignore then.
-    """
-    sent = parse_etags(request.headers.get("If-None-Match", ""))
-    return "*" in sent or etag.removeprefix("W/") in {tag.removeprefix("W/") for tag in sent}
+def etag_of(force: Force) -> str:
+    """The force's strong tag (dbd_site.preconditions): its version and what it depends on."""
+    return preconditions.strong(_detail_version(force))
 
 
 # What `_if_match` answers for a tag that names no version of this force: no version
@@ -174,17 +172,14 @@ NO_SUCH_VERSION = -1
 
 def _if_match(request: Request, force: Force) -> int | None:
     """The force's version an `If-Match` names (checked under the write's lock), None
-    without the header. Tags are compared by their opaque value, weak or not (a client
-    sends back the tag it was given; RFC 9110 13.1.1's strong comparison would never
-    pass the weak tags this API gives)."""
-    header = request.headers.get("If-Match")
-    if header is None:
+    without the header. Compared strongly (RFC 9110 13.1.1): a weak tag names no version."""
+    sent = preconditions.if_match(request)
+    if sent is None:
         return None
-    tags = [t.strip() for t in header.split(",")]
-    if "*" in tags:
+    if preconditions.ANY in sent:
         return force.version
-    for tag in tags:
-        version, _, digest = tag.removeprefix("W/").strip('"').partition(".")
+    for opaque in sent:
+        version, _, digest = opaque.partition(".")
         if digest == _tag_digest(force) and version.isascii() and version.isdigit():
             return int(version)
     return NO_SUCH_VERSION
@@ -220,13 +215,16 @@ class ForceApiView(GenericAPIView):
         return members[index]
 
     def detail_response(self, force_id: int, status: int = 200, **headers: str) -> Response:
+        """The force as now stored, with its new `ETag` (send it back in `If-Match`)."""
         force = selectors.get_force(user=self.request.user, force_id=force_id)
         data = serializers.RosterDetailSerializer(force, context=self.get_serializer_context())
-        return Response(data.data, status=status, headers=headers or None)
+        return Response(data.data, status=status, headers={"ETag": etag_of(force), **headers})
 
     def advancement_answer(self, slot: str, member_index: int) -> dict[str, Any]:
-        """The advancement at `slot` and the force's headline numbers, as now stored."""
+        """The advancement at `slot` and the force's headline numbers, as now stored (its
+        new tag in `self.new_etag`, for the answer's `ETag`)."""
         force = self.fresh_force()
+        self.new_etag = etag_of(force)
         member = list(force.members.all())[member_index]
         kind, _, position = slot.partition("/")
         return {
@@ -251,10 +249,11 @@ class ForceApiView(GenericAPIView):
             "is refused with 400 and nothing is stored). Rolled skills in an imported "
             "document are unverified (R5). Answers 201 with the force and a `Location`."
         ),
+        parameters=[IDEMPOTENCY_KEY, ETAG],
         request={"application/json": DOCUMENT_REF},
         responses={
             201: serializers.RosterDetailSerializer,
-            400: serializers.ShapeErrorsSerializer,
+            400: ERRORS,
             415: ERRORS,
             **COMMON_ERRORS,
         },
@@ -272,6 +271,7 @@ class ForceListView(ForceApiView):
         page = selectors.refreshed(self.paginate_queryset(self.get_queryset()) or [])
         return self.get_paginated_response(self.get_serializer(page, many=True).data)
 
+    @idempotent
     def post(self, request: Request) -> Response:
         force = services.import_force(owner=request.user, document=request.data)
         location = reverse("roster-api-detail", kwargs={"force_id": force.pk}, request=request)
@@ -314,11 +314,11 @@ class ForceListView(ForceApiView):
             "campaign's (cost + balance) and cannot be changed here. While a battle of the "
             "force is pending, or after it retired, the answer is 409."
         ),
-        parameters=[FORCE_ID, IF_MATCH, IDEMPOTENCY_KEY],
+        parameters=[FORCE_ID, IF_MATCH, IDEMPOTENCY_KEY, ETAG],
         request={"application/json": DOCUMENT_REF},
         responses={
             200: serializers.RosterDetailSerializer,
-            400: serializers.ShapeErrorsSerializer,
+            400: ERRORS,
             415: ERRORS,
             **NOT_FOUND,
             **IN_CAMPAIGN,
@@ -335,11 +335,11 @@ class ForceListView(ForceApiView):
             "checks the document; any other key is refused (400 at that key). The rules "
             "for a campaign copy and `If-Match` are those of PUT."
         ),
-        parameters=[FORCE_ID, IF_MATCH, IDEMPOTENCY_KEY],
-        request={"application/json": PATCH_SCHEMA},
+        parameters=[FORCE_ID, IF_MATCH, IDEMPOTENCY_KEY, ETAG],
+        request={"application/json": PATCH_REF},
         responses={
             200: serializers.RosterDetailSerializer,
-            400: serializers.ShapeErrorsSerializer,
+            400: ERRORS,
             415: ERRORS,
             **NOT_FOUND,
             **IN_CAMPAIGN,
@@ -372,12 +372,14 @@ class ForceDetailView(ForceApiView):
         version = _detail_version(force)
         if force.share_token:  # in the answer, which may come from the cache
             shows_secret(request)
-        # Weak: the JSON and the browsable renderings of one version differ byte for byte.
-        etag = f'W/"{version}"'
+        # Strong for the JSON (its bytes are the version's); the browsable page, for
+        # people, is other bytes of the same version: weak.
+        json = type(request.accepted_renderer) is JSONRenderer
+        etag = preconditions.strong(version) if json else f'W/"{version}"'
         response: HttpResponseBase
-        if _unchanged_since(request, etag):
+        if preconditions.unchanged_since(request, etag):
             response = HttpResponseNotModified()
-        elif type(request.accepted_renderer) is JSONRenderer:
+        elif json:
             response = HttpResponse(self.detail_json(force_id, version), JSON)
         else:  # the browsable API, for people: rendered from the data each time
             response = Response(self.detail_data(force_id))
@@ -526,7 +528,7 @@ class ForceRollsView(ForceApiView):
             "A `pick-freely` outcome lists `choices`: take one with the picks endpoint "
             "and `free: true`. A roll the rules do not allow answers 400 `roll-refused`."
         ),
-        parameters=[FORCE_ID, MEMBER_INDEX, IDEMPOTENCY_KEY],
+        parameters=[FORCE_ID, MEMBER_INDEX, IDEMPOTENCY_KEY, ETAG],
         request=serializers.NewRollSerializer,
         responses={
             201: serializers.RollResultSerializer,
@@ -577,7 +579,9 @@ class MemberRollsView(ForceApiView):
         )
         answer = serializers.SkillRollSerializer(roll, context=self.get_serializer_context())
         data = {**answer.data, **self.advancement_answer(slot, member_index)}
-        return Response(data, status=201)
+        kwargs = {"force_id": force_id, "member_index": member_index}
+        location = reverse("roster-api-member-rolls", kwargs=kwargs, request=request)
+        return Response(data, status=201, headers={"Location": location, "ETag": self.new_etag})
 
 
 @extend_schema_view(
@@ -589,7 +593,7 @@ class MemberRollsView(ForceApiView):
             "`choices` of the last roll when it was `pick-freely`, at no cost (the skill then "
             "counts as rolled and verified). A pick the rules do not allow answers 400."
         ),
-        parameters=[FORCE_ID, MEMBER_INDEX, IDEMPOTENCY_KEY],
+        parameters=[FORCE_ID, MEMBER_INDEX, IDEMPOTENCY_KEY, ETAG],
         request=serializers.SkillPickSerializer,
         responses={
             200: serializers.PickResultSerializer,
@@ -615,7 +619,8 @@ class MemberPicksView(ForceApiView):
         pick(
             force=self.get_force(), actor=request.user, member_id=member.pk, slot=slot, skill=skill
         )
-        return Response({"slot": slot, **self.advancement_answer(slot, member_index)})
+        data = {"slot": slot, **self.advancement_answer(slot, member_index)}
+        return Response(data, headers={"ETag": self.new_etag})
 
 
 @extend_schema_view(
@@ -651,7 +656,7 @@ class MemberPicksView(ForceApiView):
             "nothing to move; a campaign copy does not move while a battle of it is pending "
             "(409 `battle-pending`). No body."
         ),
-        parameters=[FORCE_ID, IF_MATCH, IDEMPOTENCY_KEY],
+        parameters=[FORCE_ID, IF_MATCH, IDEMPOTENCY_KEY, ETAG],
         request=None,
         responses={
             200: serializers.RosterDetailSerializer,
@@ -672,11 +677,10 @@ class ForceRulesUpdateView(ForceApiView):
     def get(self, request: Request, force_id: int) -> Response:
         force = selectors.get_force(user=request.user, force_id=force_id, with_rolls=False)
         update = services.preview_rules_update(force=force, actor=request.user)
-        return Response(update.as_dict(), headers={"ETag": f'W/"{_detail_version(force)}"'})
+        return Response(update.as_dict(), headers={"ETag": etag_of(force)})
 
     @idempotent
     def post(self, request: Request, force_id: int) -> Response:
         force = self.get_force()
         services.move_to_rules(force=force, actor=request.user, if_match=_if_match(request, force))
-        fresh = selectors.get_force_version(user=request.user, force_id=force_id)
-        return self.detail_response(force.pk, ETag=f'W/"{_detail_version(fresh)}"')
+        return self.detail_response(force.pk)

@@ -9,7 +9,7 @@ DEMO_USERNAME = "demo"
 DEMO_PASSWORD = "demo-player-2026"
 
 
-def _member(name: str, club: dict[str, str], base: dict[str, int], **rest: Any) -> dict:
+def _member(name: str, club: dict[str, str], base: dict[str, int], **rest: Any) -> dict[str, Any]:
     return {"name": name, "role": rest.pop("role", "student"), "club": club, "base": base, **rest}
 
 

@@ -259,6 +259,18 @@ def _explain(data: Any, validator: Draft202012Validator = _VALIDATOR) -> list[Pr
     return list(by_pointer.values())
 
 
+def strict_validator(schema: dict[str, Any]) -> Draft202012Validator:
+    """A validator of another document's JSON Schema, strict as this one's (whole numbers
+    are JSON integers), for `schema_problems`."""
+    return _StrictValidator(schema)
+
+
+def schema_problems(data: Any, validator: Draft202012Validator) -> list[Problem]:
+    """Every way `data` fails `validator`'s schema, each at its pointer, with the codes a
+    roster document's shape problems have (`SHAPE_CODES`)."""
+    return _explain(data, validator)
+
+
 def shape_problems(data: Any) -> list[Problem]:
     """Every way `data` fails to be a dbd-roster/1 document; empty when it is one."""
     try:

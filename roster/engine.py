@@ -23,6 +23,7 @@ from fractions import Fraction
 from typing import Any
 
 from dbd_site.errors import Problem, declare_codes, pointer
+from dbd_site.words import counted
 from roster import documents
 from roster.documents import Advancement, Member
 from rules.catalogue import (
@@ -41,7 +42,7 @@ from rules.catalogue import (
 # stored evaluations as a change to the rules' data does. A test evaluates a fixed corpus
 # and fails when the answers change while this did not (tests/roster/test_engine_version.py
 # says how to move it).
-ENGINE_VERSION = 2
+ENGINE_VERSION = 3
 
 BASE_VALUES = (1, 2, 2, 3)  # R1: ME, RA, CA, DF get 3/2/2/1 in some order
 BASE_DF_BONUS = 6
@@ -673,8 +674,8 @@ def _level_ups(builder: _MemberBuilder) -> int:
             builder.error(
                 f"{where}/{i}",
                 "too-many-level-ups",
-                f"At level {level} ({builder.m.xp} XP) a student has {allowed} level-up(s); "
-                f"this is number {i + 1}.",
+                f"At level {level} ({builder.m.xp} XP) a student has "
+                f"{counted(allowed, 'level-up')}; this is number {i + 1}.",
             )
             continue
         if builder.society is not None:
@@ -683,7 +684,7 @@ def _level_ups(builder: _MemberBuilder) -> int:
         builder.warn(
             where,
             "level-up-pending",
-            f"Level {level}: {allowed - taken} level-up advancement(s) still to take.",
+            f"Level {level}: {counted(allowed - taken, 'level-up advancement')} still to take.",
         )
     return level
 
@@ -819,8 +820,8 @@ def _spells(builder: _MemberBuilder) -> dict[str, int]:
             builder.error(
                 where,
                 "too-many-spells",
-                f"{what} needs {slots} slot(s) but only {total - used + slots} of {total} "
-                "are left.",
+                f"{what} needs {counted(slots, 'slot')} but only {total - used + slots} of "
+                f"{total} are left.",
             )
 
     known: set[str] = set()

@@ -15,10 +15,10 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from dbd_site.errors import Problem
 from dbd_site.inputs import is_whole_number
 from roster import documents, engine
-from roster.documents import Problem
-from rules.catalogue import Catalogue, Equipment
+from rules.catalogue import Catalogue, Equipment, Society
 
 WHAT_IF_RESOURCES = 1_000_000  # the document's maximum: a what-if is never over budget
 MEMBER = "/members/0"  # where the member sits in a what-if document
@@ -112,6 +112,7 @@ class _Trial:
         warnings = _new(self.before.warnings, after.warnings)
         return _Verdict(
             after=after,
+            problems=tuple(errors),
             problem=errors[0] if errors else None,
             reason=errors[0].message if errors else None,
             warning=warnings[0].message if warnings else None,
@@ -131,6 +132,7 @@ def _new(before: Iterable[Problem], after: Iterable[Problem]) -> list[Problem]:
 @dataclass(frozen=True, slots=True)
 class _Verdict:
     after: engine.Evaluation
+    problems: tuple[Problem, ...]  # every new error, the entry's own first
     problem: Problem | None
     reason: str | None
     warning: str | None
@@ -185,28 +187,15 @@ def statistic_label(amount: int, statistic: str) -> str:
     return f"{amount:+d} {statistic}"
 
 
-def free_advancement_options(
-    member: MemberJSON, catalogue: Catalogue, slot: int
-) -> tuple[Option, ...]:
-    """Each line (and each choice of an "or" line) of the society's table, for free slot
-    `slot` (0 or 1; replacing what is there, or adding the slot).
+def _line_choices(society: Society) -> list[tuple[str, dict[str, Any], str]]:
+    """Each line of a society's table as an advancement to take, in the builder's words
+    ("+1 RA", "Movement Skill"), an "or" line once per choice.
 
-    Key: "3" for a line without a choice, "1:RA" with one. A skill line still needs its
-    roll or pick afterwards, so the engine's "skill required" is not held against it.
-    """
-    society = catalogue.societies.get(member["club"]["society"])
-    if society is None:
-        return ()
-    trial = _Trial(member, catalogue)
-    entry = f"{MEMBER}/free_advancements/{slot}"
-    options = []
+    Key: "3" for a line without a choice, "1:RA" with one."""
+    choices: list[tuple[str, dict[str, Any], str]] = []
     for line in society.lines.values():
-        if line.kind == "skill":
-            choices: list[tuple[str, dict[str, Any], str]] = [
-                (str(line.number), {"line": line.number}, line.label)
-            ]
-        elif line.needs_choice:
-            choices = [
+        if line.kind == "statistic" and line.needs_choice:
+            choices += [
                 (
                     f"{line.number}:{o.statistic}",
                     {"line": line.number, "choice": o.statistic},
@@ -215,19 +204,105 @@ def free_advancement_options(
                 for o in line.options
             ]
         else:
-            choices = [(str(line.number), {"line": line.number}, line.label)]
-        for key, advancement, name in choices:
-            advancements = _list(member, "free_advancements")
-            if slot < len(advancements):
-                advancements[slot] = advancement
-            else:
-                advancements.append(advancement)
-            verdict = trial.judge(
-                entry,
-                ignore=lambda p: p.code in ("skill-required", "free-advancement-count"),
-                free_advancements=advancements,
+            choices.append((str(line.number), {"line": line.number}, line.label))
+    return choices
+
+
+def free_advancement_options(
+    member: MemberJSON, catalogue: Catalogue, slot: int
+) -> tuple[Option, ...]:
+    """Each line (and each choice of an "or" line) of the society's table, for free slot
+    `slot` (0 or 1; replacing what is there, or adding the slot).
+
+    A skill line still needs its roll or pick afterwards, so the engine's "skill
+    required" is not held against it.
+    """
+    society = catalogue.societies.get(member["club"]["society"])
+    if society is None:
+        return ()
+    trial = _Trial(member, catalogue)
+    entry = f"{MEMBER}/free_advancements/{slot}"
+    options = []
+    for key, advancement, name in _line_choices(society):
+        advancements = _list(member, "free_advancements")
+        if slot < len(advancements):
+            advancements[slot] = advancement
+        else:
+            advancements.append(advancement)
+        verdict = trial.judge(
+            entry,
+            ignore=lambda p: p.code in ("skill-required", "free-advancement-count"),
+            free_advancements=advancements,
+        )
+        options.append(Option(key=key, name=name, reason=verdict.reason))
+    return tuple(options)
+
+
+# --- level-ups (R17) ----------------------------------------------------------------------
+
+# What the engine says of a level-up that is not the option's fault: the count the
+# campaign's levels allow (its own thresholds, checked by the campaign), and a skill line's
+# skill, which its roll or pick brings.
+_LEVEL_UP_IGNORED = frozenset({"skill-required", "too-many-level-ups"})
+
+
+def level_up_options(member: MemberJSON, catalogue: Catalogue) -> tuple[Option, ...]:
+    """Each line of the society's table as the member's next level-up (R17), in the
+    builder's words, with what it does and, when the rules refuse it (R3's bounds), why."""
+    society = catalogue.societies.get(member["club"]["society"])
+    if society is None:
+        return ()
+    trial = _Trial(member, catalogue)
+    level_ups = _list(member, "level_ups")
+    entry = f"{MEMBER}/level_ups/{len(level_ups)}"
+    options = []
+    for key, advancement, name in _line_choices(society):
+        line = society.lines[advancement["line"]]
+        verdict = trial.judge(
+            entry,
+            ignore=lambda p: p.code in _LEVEL_UP_IGNORED,
+            level_ups=[*level_ups, advancement],
+        )
+        table = catalogue.skill_categories.get(line.skill_category or "")
+        summary = (
+            f"A {table.name} skill: rolled for free, or picked for {engine.PICK_FR_COST} FR (R5)."
+            if line.kind == "skill" and table is not None
+            else ""
+        )
+        options.append(Option(key=key, name=name, reason=verdict.reason, summary=summary))
+    return tuple(options)
+
+
+def level_up_pick_options(
+    member: MemberJSON, catalogue: Catalogue, line_number: int
+) -> tuple[Option, ...]:
+    """The skills of skill line `line_number`'s own table to pick outright as the next
+    level-up (-2 FR, R5, R17): each with its effect, and why not when it cannot be taken
+    (owned already, excluded, FR)."""
+    society = catalogue.societies.get(member["club"]["society"])
+    line = society.lines.get(line_number) if society else None
+    table = catalogue.skill_categories.get(line.skill_category or "") if line else None
+    if table is None:
+        return ()
+    trial = _Trial(member, catalogue)
+    level_ups = _list(member, "level_ups")
+    entry = f"{MEMBER}/level_ups/{len(level_ups)}"
+    options = []
+    for skill in table.skills:
+        picked = {"line": line_number, "method": "picked", "skill": skill.key}
+        verdict = trial.judge(
+            entry,
+            ignore=lambda p: p.code in _LEVEL_UP_IGNORED,
+            level_ups=[*level_ups, picked],
+        )
+        options.append(
+            Option(
+                key=skill.key,
+                name=skill.name,
+                reason=_skill_phrase(verdict, skill.name),
+                summary=skill.summary,
             )
-            options.append(Option(key=key, name=name, reason=verdict.reason))
+        )
     return tuple(options)
 
 
@@ -251,7 +326,8 @@ def pick_options(
         advancement.update(skill=skill.key, method="picked")
         advancement.pop("natural_12", None)
         changed[slot] = advancement
-        verdict = trial.judge(entry, **{kind: changed})
+        changes: dict[str, Any] = {kind: changed}
+        verdict = trial.judge(entry, **changes)
         options.append(
             Option(
                 key=skill.key,
@@ -264,7 +340,12 @@ def pick_options(
 
 
 def _skill_phrase(verdict: "_Verdict", name: str) -> str | None:
-    problem = verdict.problem
+    """Why a skill cannot be taken; that it is owned or excluded says more than what it
+    would cost, so those come first."""
+    problem = next(
+        (p for p in verdict.problems if p.code in ("duplicate-skill", "excluded-skill")),
+        verdict.problem,
+    )
     if problem is None:
         return None
     if problem.code == "duplicate-skill":

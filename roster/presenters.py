@@ -170,9 +170,10 @@ def _society_label(society: Society | None, member: Member) -> str:
 
 
 def advancement_entry(adv: dict[str, Any], society: Society | None, catalogue: Catalogue) -> Entry:
-    line = society.lines.get(adv.get("line")) if society else None
+    number = adv.get("line")
+    line = society.lines.get(number) if society and isinstance(number, int) else None
     if line is None:
-        return Entry(label=f"Line {adv.get('line')}")
+        return Entry(label=f"Line {number}")
     if line.kind == "statistic":
         option = line.option_for(adv.get("choice"))
         if option is not None and line.needs_choice:
@@ -475,6 +476,28 @@ def reroll_costs(rerolls: int, fr_now: int | None) -> RerollCosts:
     )
 
 
+def roll_state(advancement: dict[str, Any] | None, last: SkillRoll | None) -> str:
+    """Where a skill advancement's roll stands (R5), for the builder's free slots and a
+    campaign's level-ups alike: "picked" or "rolled" once it has its skill, "natural-12"
+    (roll again on any table), "pick-freely" (the die chose a skill it cannot take), else
+    "to-roll"."""
+    adv = advancement or {}
+    if adv.get("skill"):
+        return "picked" if adv.get("method") == "picked" else "rolled"
+    if last and last.outcome == SkillRoll.Outcome.NATURAL_12 and adv.get("natural_12"):
+        return "natural-12"
+    if last and last.outcome == SkillRoll.Outcome.PICK_FREELY:
+        return "pick-freely"
+    return "to-roll"
+
+
+def free_choices(state: str, last: SkillRoll | None, catalogue: Catalogue) -> list[Any]:
+    """The skills a roll left to pick from, free (R5), while its state is "pick-freely"."""
+    if state != "pick-freely" or last is None:
+        return []
+    return [catalogue.skills[k] for k in last.choices if k in catalogue.skills]
+
+
 @dataclass(slots=True)
 class FreeSlot:
     """A free advancement slot of the builder (R4, R5) and where its roll stands."""
@@ -526,19 +549,10 @@ def free_slots(
         rolls = [r for r in member.rolls.all() if r.slot == slot]
         last = rolls[-1] if rolls else None
         category = None
-        state = "empty"
-        if adv is not None:
-            state = "statistic"
+        state = "empty" if adv is None else "statistic"
         if line is not None and line.kind == "skill":
-            category = catalogue.skill_categories.get(line.skill_category)
-            if adv.get("skill"):
-                state = "picked" if adv.get("method") == "picked" else "rolled"
-            elif last and last.outcome == SkillRoll.Outcome.NATURAL_12 and adv.get("natural_12"):
-                state = "natural-12"
-            elif last and last.outcome == SkillRoll.Outcome.PICK_FREELY:
-                state = "pick-freely"
-            else:
-                state = "to-roll"
+            category = catalogue.skill_categories.get(line.skill_category or "")
+            state = roll_state(adv, last)
         current_key = None
         if adv is not None:
             choice = adv.get("choice")
@@ -564,11 +578,7 @@ def free_slots(
                     if category is not None
                     else ()
                 ),
-                free_choices=(
-                    [catalogue.skills[k] for k in last.choices if k in catalogue.skills]
-                    if state == "pick-freely" and last
-                    else []
-                ),
+                free_choices=free_choices(state, last, catalogue),
                 can_clear=adv is not None and index == len(advancements) - 1,
                 costs=reroll_costs(
                     int((adv or {}).get("rerolls") or 0),
@@ -579,7 +589,7 @@ def free_slots(
     return slots
 
 
-class BuilderUrls(dict):
+class BuilderUrls(dict[str, str]):
     """The member page's form and step URLs by name ("equipment_add" for the
     "equipment-add" change, "roll", "step_spells"), each reversed once per request and
     only if the page shows it: the step forms repeat them per row and group."""

@@ -27,9 +27,12 @@ SHAPE_CODES = sorted(
 )
 
 
+RULE_CODES = sorted({**engine.ERROR_CODES, **engine.WARNING_CODES})
+
+
 class ProblemSerializer(StrictSerializer):
     pointer = serializers.CharField(help_text="JSON Pointer into the document (R12).")
-    code = serializers.ChoiceField(choices=sorted({**engine.ERROR_CODES, **engine.WARNING_CODES}))
+    code = serializers.ChoiceField(choices=RULE_CODES)
     message = serializers.CharField()
 
 
@@ -110,22 +113,22 @@ class ApiErrorsSerializer(StrictSerializer):
     errors = ApiErrorSerializer(many=True)
 
 
-class _Pair(StrictSerializer):
+class RulesUpdatePairSerializer(StrictSerializer):
     before = serializers.IntegerField(allow_null=True)
     after = serializers.IntegerField()
 
 
-class _Editions(StrictSerializer):
+class RulesUpdateEditionsSerializer(StrictSerializer):
     before = serializers.CharField(help_text="The edition the force was built under.")
     after = serializers.CharField(help_text="The edition the site plays now.")
 
 
-class _Legal(StrictSerializer):
+class RulesUpdateLegalSerializer(StrictSerializer):
     before = serializers.BooleanField()
     after = serializers.BooleanField()
 
 
-class _ProblemChanges(StrictSerializer):
+class RulesUpdateProblemsSerializer(StrictSerializer):
     added = ProblemSerializer(many=True, help_text="Problems the move brings.")
     removed = ProblemSerializer(many=True, help_text="Problems the move takes away.")
 
@@ -133,12 +136,14 @@ class _ProblemChanges(StrictSerializer):
 class RulesUpdateSerializer(StrictSerializer):
     """What moving a force to the current edition of the rules would change (issue #13)."""
 
-    rules_version = _Editions()
-    cost = _Pair(help_text="The force's total cost (R7) before and after.")
-    resources = _Pair(help_text="Its Resources (a campaign copy's follow its cost, R15).")
-    legal = _Legal()
-    errors = _ProblemChanges()
-    warnings = _ProblemChanges()
+    rules_version = RulesUpdateEditionsSerializer()
+    cost = RulesUpdatePairSerializer(help_text="The force's total cost (R7) before and after.")
+    resources = RulesUpdatePairSerializer(
+        help_text="Its Resources (a campaign copy's follow its cost, R15)."
+    )
+    legal = RulesUpdateLegalSerializer()
+    errors = RulesUpdateProblemsSerializer()
+    warnings = RulesUpdateProblemsSerializer()
     refusals = ApiErrorSerializer(
         many=True, help_text="What refuses the move now (a campaign copy's pending battle)."
     )

@@ -50,7 +50,7 @@ from dbd_site.errors import (
     under,
 )
 from dbd_site.inputs import is_whole_number
-from roster import documents, engine, member_rows
+from roster import documents, engine, member_rows, signals
 from roster.models import Force, Member, SkillRoll
 from roster.policy import Command, MemberState, Proposal, Verdict, policy_for
 from rules.catalogue import Catalogue
@@ -337,6 +337,9 @@ def _write(
                 locked.rules_version = catalogue.rules_version
             stored = _store(locked, rows, before, draft, evaluation, catalogue)
             policy.settle(proposal, verdict)
+            signals.force_changed.send(
+                Force, force=locked, command=command, policy=policy, deleted=False
+            )
         _show_on(force, locked)
         return Written(locked, value, stored)
 
@@ -431,6 +434,9 @@ def _touch(force: Force, command: Command, change: Callable[[Force], None]) -> F
         change(locked)
         locked.version += 1
         locked.save()
+        signals.force_changed.send(
+            Force, force=locked, command=command, policy=policy, deleted=False
+        )
         _show_on(force, locked)
         return locked
 
@@ -718,7 +724,11 @@ def delete_force(*, force: Force, actor: User | None, if_match: int | None = Non
         policy.lock()
         locked = Force.objects.select_for_update().get(pk=force.pk)
         _check_version(locked, if_match=if_match, made_on=None)
-        policy.permit(Command("delete", actor), locked)
+        command = Command("delete", actor)
+        policy.permit(command, locked)
+        signals.force_changed.send(
+            Force, force=locked, command=command, policy=policy, deleted=True
+        )
         locked.delete()
 
 

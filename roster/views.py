@@ -691,14 +691,12 @@ def _builder_response(
     band; a plain form post is redirected back to the step (PRG), or shown the page again
     with the refusal (`refused`: its status, its words beside the step).
 
-    `changed` is the member as the write path stored it (its `force` showing the stored
-    evaluation, version and members), when the caller holds it: then nothing is read
-    again; otherwise the force is. After a change the other steps are stale: the page
-    refreshes each one as it comes into view (the "builder-changed" event,
-    static/js/site.js).
+    `changed`: the member as the write path stored it, when the caller holds it (nothing
+    is read again). The other steps are stale after a change: the page refreshes each as
+    it comes into view (the "builder-changed" event, static/js/site.js).
 
-    `asking` (a change and its option's key): nothing was changed; the step is shown with
-    that between-battles purchase to confirm on its row, the question in the notice.
+    `asking` (a change and its option's key): nothing changed; the step shows that
+    between-battles purchase to confirm on its row, the question in the notice.
     """
     if refused is None and asking is None and not is_htmx(request):
         messages.success(request, notice)
@@ -721,12 +719,7 @@ def _builder_response(
         open_steps=frozenset({section}),
         asking=asking,
     )
-    question = context["confirming"]()
-    if question is not None:
-        context["notice"] = question.notice
-    if context["name_taken"] and section == "basics" and refused is None:
-        # Saved (a draft may break rules), but not "Saved" alone: R10 wants unique names.
-        context["notice"] = f"Saved, but another member is already called {member.name}."
+    context["notice"] = _answer_notice(context, member, section, refused)
     status = refused.status if refused else 200
     if not is_htmx(request):
         return render_page(request, "roster/member.html", context, status=status, compact=True)
@@ -734,16 +727,25 @@ def _builder_response(
     # Only the first step renames; its answer updates the heading, breadcrumb and title.
     context["names_may_change"] = section == "basics"
     response = render_page(
-        request,
-        "roster/member.html",
-        context,
-        status=status,
-        partial="step-answer",
-        compact=True,
+        request, "roster/member.html", context, status=status, partial="step-answer", compact=True
     )
     if refused is None and asking is None:
         trigger_client_event(response, "builder-changed", {"step": f"step-{section}"})
     return response
+
+
+def _answer_notice(
+    context: dict[str, Any], member: Member, section: str, refused: DomainError | None
+) -> str:
+    """The one notice of a change's answer: a purchase to confirm asks its question; a
+    saved name another member has says so; otherwise the caller's notice."""
+    question = context["confirming"]()
+    if question is not None:
+        return question.notice
+    if context["name_taken"] and section == "basics" and refused is None:
+        # Saved (a draft may break rules), but not "Saved" alone: R10 wants unique names.
+        return f"Saved, but another member is already called {member.name}."
+    return context["notice"]
 
 
 def made_on(request: HttpRequest) -> int | None:

@@ -3,10 +3,16 @@
 The catalogue is small and fixed (a few dozen entries per resource), so lists are
 returned whole, without pagination. Every resource is looked up by its slug; skills
 by their key `<category>/<slug>`, which contains a slash.
+
+Every answer names the catalogue's version (the root's `version`, every `ETag`: the
+edition and the digest of its content, `Catalogue.content_version`) and may be kept a
+while (`Cache-Control: public, max-age=300`); sent back in `If-None-Match`, the tag is
+answered 304 with no body while the catalogue is unchanged.
 """
 
 from django.db.models import Model, QuerySet
-from django.http import Http404
+from django.http import Http404, HttpResponseBase, HttpResponseNotModified
+from django.utils.cache import patch_cache_control, patch_vary_headers
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiParameter,
@@ -22,7 +28,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.reverse import reverse
 
+from dbd_site import preconditions
 from rules import selectors
+from rules.loader import get_catalogue
 from rules.models import Equipment
 from rules.serializers import (
     EquipmentSerializer,
@@ -34,6 +42,56 @@ from rules.serializers import (
 )
 
 TAGS = ["rules"]
+# The catalogue changes only when new rules are loaded: a client may keep an answer this
+# long, then asks again with `If-None-Match` (304 while unchanged).
+MAX_AGE = 300
+CACHED = [
+    OpenApiParameter(
+        "If-None-Match",
+        OpenApiTypes.STR,
+        OpenApiParameter.HEADER,
+        description="The `ETag` of an earlier answer: 304, no body, while the catalogue is "
+        "unchanged.",
+    ),
+    OpenApiParameter(
+        "ETag",
+        OpenApiTypes.STR,
+        OpenApiParameter.HEADER,
+        response=[200, 304],
+        description="The catalogue's version: its edition and the digest of its content.",
+    ),
+    OpenApiParameter(
+        "Cache-Control",
+        OpenApiTypes.STR,
+        OpenApiParameter.HEADER,
+        response=[200, 304],
+        description=f"`public, max-age={MAX_AGE}`: the same for everyone, kept a while.",
+    ),
+]
+
+
+def catalogue_version() -> str:
+    """The catalogue's version: its edition and the digest of its content."""
+    catalogue = get_catalogue()
+    return f"{catalogue.rules_version}.{catalogue.content_version}"
+
+
+def cacheable(request: Request, response: HttpResponseBase) -> HttpResponseBase:
+    """A read of the catalogue with its version as `ETag` and caching headers; 304 when
+    `If-None-Match` names the version (dbd_site.preconditions)."""
+    if request.method not in ("GET", "HEAD") or response.status_code != 200:
+        return response
+    version = catalogue_version()
+    # Strong for the JSON; the browsable page, for people, is other bytes: weak.
+    json = getattr(request.accepted_renderer, "format", "json") == "json"
+    etag = preconditions.strong(version) if json else f'W/"{version}"'
+    if preconditions.unchanged_since(request, etag):
+        response = HttpResponseNotModified()
+    response["ETag"] = etag
+    patch_cache_control(response, public=True, max_age=MAX_AGE)
+    patch_vary_headers(response, ("Accept",))
+    return response
+
 
 # (key in the root listing, route name) for every list endpoint.
 ENDPOINTS = (
@@ -48,15 +106,27 @@ ENDPOINTS = (
 
 @extend_schema(
     tags=TAGS,
-    summary="List the rules catalogue endpoints",
+    operation_id="rules_root",
+    summary="The catalogue's version, and its endpoints",
+    parameters=CACHED,
     responses=inline_serializer(
-        "RulesApiRoot", fields={key: serializers.URLField() for key, _ in ENDPOINTS}
+        "RulesApiRoot",
+        fields={
+            "version": serializers.CharField(
+                help_text="The catalogue's version (its `ETag`): the edition, then the "
+                "digest of its content; it moves with any change to the rules."
+            ),
+            "edition": serializers.CharField(help_text="The rules' edition, e.g. `dbd-core-1`."),
+            **{key: serializers.URLField() for key, _ in ENDPOINTS},
+        },
     ),
 )
 @api_view(["GET"])
 @permission_classes([AllowAny])
-def rules_api_root(request: Request) -> Response:
-    return Response({key: reverse(name, request=request) for key, name in ENDPOINTS})
+def rules_api_root(request: Request) -> HttpResponseBase:
+    links = {key: reverse(name, request=request) for key, name in ENDPOINTS}
+    answer = {"version": catalogue_version(), "edition": get_catalogue().rules_version, **links}
+    return cacheable(request, Response(answer))
 
 
 class CatalogueViewSet(viewsets.ReadOnlyModelViewSet):
@@ -66,6 +136,10 @@ class CatalogueViewSet(viewsets.ReadOnlyModelViewSet):
     pagination_class = None
     lookup_field = "slug"
     lookup_value_regex = "[a-z0-9-]+"
+
+    def finalize_response(self, request, response, *args, **kwargs):
+        response = super().finalize_response(request, response, *args, **kwargs)
+        return cacheable(request, response)
 
     def query_param(self, name: str) -> str | None:
         return self.request.query_params.get(name) or None
@@ -81,7 +155,7 @@ class CatalogueViewSet(viewsets.ReadOnlyModelViewSet):
             raise NotFound(f"No {model} {self.lookup_field} {value!r} in the catalogue.") from exc
 
 
-@extend_schema(tags=TAGS)
+@extend_schema(tags=TAGS, parameters=CACHED)
 @extend_schema_view(
     list=extend_schema(summary="List the societies with their advancement lines"),
     retrieve=extend_schema(summary="One society with its six advancement lines"),
@@ -93,7 +167,7 @@ class SocietyViewSet(CatalogueViewSet):
         return selectors.society_queryset()
 
 
-@extend_schema(tags=TAGS)
+@extend_schema(tags=TAGS, parameters=CACHED)
 @extend_schema_view(
     list=extend_schema(summary="List the skill categories (d12 tables)"),
     retrieve=extend_schema(summary="One skill category with the keys of its skills"),
@@ -105,7 +179,7 @@ class SkillCategoryViewSet(CatalogueViewSet):
         return selectors.skill_category_queryset()
 
 
-@extend_schema(tags=TAGS)
+@extend_schema(tags=TAGS, parameters=CACHED)
 @extend_schema_view(
     list=extend_schema(
         summary="List the skills",
@@ -138,7 +212,7 @@ class SkillViewSet(CatalogueViewSet):
         return selectors.skill_queryset(category=self.query_param("category"))
 
 
-@extend_schema(tags=TAGS)
+@extend_schema(tags=TAGS, parameters=CACHED)
 @extend_schema_view(
     list=extend_schema(
         summary="List the equipment",
@@ -163,7 +237,7 @@ class EquipmentViewSet(CatalogueViewSet):
         return selectors.equipment_queryset(kind=kind)
 
 
-@extend_schema(tags=TAGS)
+@extend_schema(tags=TAGS, parameters=CACHED)
 @extend_schema_view(
     list=extend_schema(summary="List the spell schools"),
     retrieve=extend_schema(summary="One spell school with the slugs of its spells"),
@@ -175,7 +249,7 @@ class SpellSchoolViewSet(CatalogueViewSet):
         return selectors.spell_school_queryset()
 
 
-@extend_schema(tags=TAGS)
+@extend_schema(tags=TAGS, parameters=CACHED)
 @extend_schema_view(
     list=extend_schema(
         summary="List the spells with their outcomes",

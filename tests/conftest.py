@@ -266,3 +266,21 @@ def rules_change(db):
     clear_catalogue_cache()
     yield change
     clear_catalogue_cache()
+
+
+@pytest.fixture(autouse=True)
+def _api_answers_hold_their_schema(monkeypatch):
+    """Every answer a test receives from /api/v1/ is checked against the published schema
+    under strict JSON Schema 2020-12 (`tests/api_schema.py`, issue #32)."""
+    from django.test import Client
+
+    from tests.api_schema import check_answer
+
+    request = Client.request
+
+    def checked(self, **kwargs):
+        response = request(self, **kwargs)
+        check_answer(response)
+        return response
+
+    monkeypatch.setattr(Client, "request", checked)

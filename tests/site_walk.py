@@ -14,6 +14,8 @@ from accounts.models import ApiToken
 from accounts.tokens import create_api_token
 from campaign import services as campaign_services
 from campaign.models import Battle, Campaign, CampaignEvent, CampaignForce, LedgerEntry
+from events import services as events_services
+from events.models import Delivery, Webhook
 from play import services as play_services
 from play.models import Battle as PlayBattle
 from roster import services as roster_services
@@ -69,6 +71,9 @@ def make_world() -> World:
         by=owner, forces=[red.force, blue.force], scenario="Duel", campaign=campaign
     )
     battle = record(campaign, opponent, red, blue, winner=None)
+    hook = events_services.create_webhook(
+        user=owner, url="https://hooks.example/Quxwellina", kinds=["battle-recorded"]
+    )
     mine.refresh_from_db()
     return World(
         owner=owner,
@@ -82,6 +87,7 @@ def make_world() -> World:
             "step": "equipment-add",
             "slug": "academic",
             "key": "melee/dual-wield",
+            "webhook_id": str(hook.pk),
         },
         campaign_values={
             "campaign_id": str(campaign.pk),
@@ -145,4 +151,6 @@ def snapshot() -> tuple:
         LedgerEntry.objects.count(),
         CampaignEvent.objects.count(),
         list(PlayBattle.objects.values_list("pk", "version", "status")),
+        list(Webhook.objects.values_list("pk", "url", "kinds", "active")),
+        Delivery.objects.count(),
     )

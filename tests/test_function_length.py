@@ -10,7 +10,7 @@ from pathlib import Path
 
 from django.conf import settings
 
-PACKAGES = ("dbd_site", "accounts", "rules", "roster", "campaign", "play")
+PACKAGES = ("dbd_site", "accounts", "idempotency", "rules", "roster", "campaign", "play", "events")
 MAX_LINES = 60
 
 

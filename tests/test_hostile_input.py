@@ -231,10 +231,10 @@ def test_nul_in_a_json_document_is_400(api):
 
 def test_unicode_digits_in_limit_and_offset_are_400_on_every_list(world, api):
     schema = api.get("/api/schema/?format=json").json()
-    lists = [
+    lists = [  # paged by limit and offset (the events feed, by a cursor, has its own test)
         path
         for path, operations in schema["paths"].items()
-        if any(p["name"] == "limit" for p in operations.get("get", {}).get("parameters", []))
+        if any(p["name"] == "offset" for p in operations.get("get", {}).get("parameters", []))
     ]
     assert len(lists) >= 5
     for path in lists:

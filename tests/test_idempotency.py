@@ -287,27 +287,6 @@ def test_the_roster_apis_roll_and_patch_sent_twice_are_done_once(ann, alice, ali
     same_answer(first, again)  # not 412: the first answer, though the force has moved on
 
 
-def test_every_keyed_api_operation_declares_the_header(alice_api):
-    schema = alice_api.get("/api/schema/?format=json").json()
-    declared = {
-        operation["operationId"]
-        for path in schema["paths"].values()
-        for operation in path.values()
-        if any(p["name"] == "Idempotency-Key" for p in operation.get("parameters", []))
-    }
-    assert declared == {
-        "battles_actions_create",
-        "battles_undo",
-        "battles_end",
-        "rosters_replace",
-        "rosters_update_details",
-        "rosters_destroy",
-        "rosters_members_rolls_create",
-        "rosters_members_picks_create",
-        "rosters_rules_update_accept",
-    }
-
-
 # --- cleanup ---------------------------------------------------------------------------------
 
 

@@ -10,7 +10,7 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from campaign import progression
+from campaign import progression, signals, tags
 from campaign.models import (
     Battle,
     BattleForce,
@@ -34,7 +34,9 @@ from campaign.services.common import (
     _require_organiser,
     balance_of,
 )
-from dbd_site.errors import Conflict, Invalid, NotAllowed, Problem
+from dbd_site import preconditions
+from dbd_site.errors import Conflict, Invalid, NotAllowed, PreconditionFailed, Problem
+from dbd_site.words import counted
 from roster import services as roster_services
 from roster.models import Member
 
@@ -122,9 +124,10 @@ def _record_problems(
                 Problem(
                     f"{at}/members",
                     "out-of-action-credit",
-                    f"{cf.force.name}'s members are credited with {credited} enemies taken "
-                    f"Out of Action, but the other forces have {available} member(s) marked "
-                    "Out of Action (R14b).",
+                    f"{cf.force.name}'s members are credited with "
+                    f"{counted(credited, 'enemy', 'enemies')} taken Out of Action, but the "
+                    f"other forces have {counted(available, 'member')} marked Out of Action "
+                    "(R14b).",
                 )
             )
     return problems
@@ -244,6 +247,7 @@ def record_battle(
         "waiting for confirmation.",
         battle=battle.pk,
     )
+    signals.battle_recorded.send(Battle, battle=battle, by=by)
     return battle
 
 
@@ -251,6 +255,16 @@ def _lock_battle(battle: Battle) -> Battle:
     return (
         Battle.objects.select_for_update(of=("self",)).select_related("campaign").get(pk=battle.pk)
     )
+
+
+def _check_precondition(battle: Battle, if_match: list[str] | None) -> None:
+    """412 when the locked battle is no longer at a tag the caller names."""
+    if not preconditions.holds(if_match, tags.battle_tag(battle)):
+        raise PreconditionFailed(
+            "precondition-failed",
+            "The battle (or the house rules it is scored with) has changed since the "
+            "version you name; nothing was changed: read it again.",
+        )
 
 
 def may_confirm(battle: Battle, user: User, owners: Iterable[int]) -> bool:
@@ -263,16 +277,18 @@ def may_confirm(battle: Battle, user: User, owners: Iterable[int]) -> bool:
 
 
 @transaction.atomic
-def confirm_battle(*, battle: Battle, by: User) -> Battle:
+def confirm_battle(*, battle: Battle, by: User, if_match: list[str] | None = None) -> Battle:
     """Confirm a pending battle and apply it, all or nothing: every member's XP (R16),
     every force's Resources (R15), scored with the house rules in force now (R14c).
     Locking the battle row means two confirmations at once apply it once; the second
-    is told it is already confirmed.
+    is told it is already confirmed. `if_match`: the battle tags (`campaign.tags`) the
+    confirmer reviewed; 412 when its status or the house rules have changed since.
 
     Long because XP, Resources and tallies of every force are applied in one transaction,
     all or nothing.
     """
     battle = _lock_battle(battle)
+    _check_precondition(battle, if_match)
     if battle.status != Battle.Status.PENDING:
         raise Conflict(
             "battle-not-pending",
@@ -348,6 +364,7 @@ def confirm_battle(*, battle: Battle, by: User) -> Battle:
         battle=battle.pk,
         xp_awarded=sum(r.xp_awarded for r in results),
     )
+    signals.battle_confirmed.send(Battle, battle=battle, by=by)
     return battle
 
 
@@ -382,8 +399,11 @@ def void_plan(*, battle: Battle) -> list[LevelUpLost]:
 
 
 @transaction.atomic
-def void_battle(*, battle: Battle, by: User, reason: str = "") -> Battle:
-    """Void a battle.
+def void_battle(
+    *, battle: Battle, by: User, reason: str = "", if_match: list[str] | None = None
+) -> Battle:
+    """Void a battle (`if_match`: the battle tags, `campaign.tags`, the caller saw; 412
+    when it has changed since).
 
     Confirmed (R15a): the organiser only, with a reason; everything it gave is taken
     back: every ledger entry it made is reversed by a new entry, every member's XP given
@@ -398,7 +418,9 @@ def void_battle(*, battle: Battle, by: User, reason: str = "") -> Battle:
     nothing.
     """
     battle = _lock_battle(battle)
+    _check_precondition(battle, if_match)
     campaign = battle.campaign
+    was = battle.status
     if battle.status == Battle.Status.VOID:
         raise Conflict("battle-not-pending", "This battle is already void.")
     battle_forces = list(
@@ -496,6 +518,7 @@ def void_battle(*, battle: Battle, by: User, reason: str = "") -> Battle:
         reversed_entries=[e.pk for e in reversed_entries],
         level_ups_lost=lost,
     )
+    signals.battle_voided.send(Battle, battle=battle, by=by, was=was)
     return battle
 
 

@@ -7,7 +7,7 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db import transaction
 
-from campaign import progression
+from campaign import progression, signals, tags
 from campaign.models import (
     Campaign,
     CampaignEvent,
@@ -16,7 +16,8 @@ from campaign.models import (
 )
 from campaign.progression import HouseRules, InvalidHouseRules
 from campaign.services.common import _clean_text, _log, _name, _require_organiser, _resync
-from dbd_site.errors import Invalid, NotFound, Problem
+from dbd_site import preconditions
+from dbd_site.errors import Invalid, NotFound, PreconditionFailed, Problem
 from roster.models import Member
 
 
@@ -61,35 +62,50 @@ def create_campaign(*, organiser: User, name: str, **house_rules: Any) -> Campai
     return campaign
 
 
+def _refuse_thresholds_below_level_ups(campaign: Campaign, after: progression.HouseRules) -> None:
+    """R17: new thresholds may not leave a member with more level-ups than levels."""
+    over = [
+        m.name
+        for m in Member.objects.filter(
+            force__campaign_entry__campaign=campaign,
+            force__campaign_entry__retired_at__isnull=True,
+        )
+        if len(m.level_ups) > progression.level_for_xp(m.xp, after) - 1
+    ]
+    if over:
+        raise Invalid(
+            "invalid-house-rules",
+            "With these thresholds some members would have more level-ups than levels: "
+            + ", ".join(over)
+            + ".",
+            pointer="/level_thresholds",
+        )
+
+
 @transaction.atomic
-def update_house_rules(*, campaign: Campaign, by: User, **values: Any) -> Campaign:
+def update_house_rules(
+    *, campaign: Campaign, by: User, if_match: list[str] | None = None, **values: Any
+) -> Campaign:
     """The organiser changes house rules; every change is logged, old and new value.
 
     New level thresholds are refused if a member would then have taken more level-ups
-    than their level allows (R17).
+    than their level allows (R17). `if_match`: the campaign tags (`campaign.tags`) the
+    change was made on (`dbd_site.preconditions.if_match`); 412 when the house rules have
+    changed since.
     """
     _require_organiser(campaign, by, "change the house rules")
     given = campaign
     campaign = Campaign.objects.select_for_update().get(pk=campaign.pk)
+    if not preconditions.holds(if_match, tags.campaign_tag(campaign)):
+        raise PreconditionFailed(
+            "precondition-failed",
+            "The house rules have changed since the version you name; nothing was changed: "
+            "read the campaign again.",
+        )
     before = campaign.house_rules
     after = _house_rules(values, before)
     if after.level_thresholds != before.level_thresholds:
-        over = [
-            m.name
-            for m in Member.objects.filter(
-                force__campaign_entry__campaign=campaign,
-                force__campaign_entry__retired_at__isnull=True,
-            )
-            if len(m.level_ups) > progression.level_for_xp(m.xp, after) - 1
-        ]
-        if over:
-            raise Invalid(
-                "invalid-house-rules",
-                "With these thresholds some members would have more level-ups than levels: "
-                + ", ".join(over)
-                + ".",
-                pointer="/level_thresholds",
-            )
+        _refuse_thresholds_below_level_ups(campaign, after)
     changes = {
         name: [old, after.as_dict()[name]]
         for name, old in before.as_dict().items()
@@ -118,6 +134,7 @@ def update_house_rules(*, campaign: Campaign, by: User, **values: Any) -> Campai
         f"{_name(by)} changed the house rules: {described}.",
         changes=changes,
     )
+    signals.house_rules_changed.send(Campaign, campaign=campaign, by=by, changes=changes)
     return campaign
 
 
@@ -152,4 +169,5 @@ def join_campaign(*, user: User, token: str) -> CampaignPlayer:
             CampaignEvent.Kind.PLAYER_JOINED,
             f"{_name(user)} joined the campaign.",
         )
+        signals.player_joined.send(Campaign, campaign=campaign, user=user)
     return player

@@ -4,18 +4,20 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.views import redirect_to_login
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_safe
 
+from accounts.forms import LoginForm
 from campaign import selectors, services
 from campaign.forms import (
     CampaignForm,
     HouseRulesForm,
 )
 from campaign.models import Campaign
-from campaign.presenters import battle_actions
+from campaign.presenters import battle_actions, dashboard_actions
 from campaign.views.common import RECENT_BATTLES, _base, _campaign, _forbidden, _is_organiser
 from dbd_site.compression import shows_secret
 from dbd_site.errors import DomainError
@@ -58,10 +60,21 @@ def campaign_create(request: HttpRequest) -> HttpResponse:
     )
 
 
-@login_required
 @require_http_methods(["GET", "HEAD", "POST"])
 def join(request: HttpRequest, token: str) -> HttpResponse:
+    """The invitation: join the campaign. Signed out, the link's page says whose campaign
+    it is and who invited (what the link itself shows, nothing more) and offers the log-in
+    and sign-up that come back here."""
     campaign = selectors.get_campaign_by_invite(token=token)
+    if not request.user.is_authenticated:
+        if request.method == "POST":
+            return redirect_to_login(request.path)
+        shows_secret(request)  # the invitation, in the page's return address
+        return render_page(
+            request,
+            "campaign/join_signed_out.html",
+            {"campaign": campaign, "form": LoginForm(request), "next": request.path},
+        )
     if selectors.is_player(campaign=campaign, user=request.user):
         return redirect("campaign:dashboard", campaign_id=campaign.pk)
     if request.method == "POST":
@@ -100,6 +113,7 @@ def _dashboard_context(request: HttpRequest, campaign: Campaign) -> dict[str, An
         waiting_for_me=sum(1 for item in pending if item.may_confirm),
         busy=busy,
         my_force=board.my_force,
+        actions=dashboard_actions(campaign, board),
         invite_url=invite_url,
     )
 

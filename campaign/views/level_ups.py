@@ -16,11 +16,11 @@ from campaign.forms import (
 )
 from campaign.models import Campaign, CampaignForce
 from campaign.presenters import (
-    advancement_choices,
+    LevelUpPicker,
     level_up_costs,
+    level_up_picker,
     member_fr,
     open_roll_of,
-    skill_choices,
 )
 from campaign.views.common import _base, _campaign, _forbidden
 from dbd_site.errors import DomainError
@@ -64,31 +64,13 @@ def _level_up_context(
         for p in selectors.force_progress(campaign_force=cf)
         if p.member and p.member.pk == member.pk
     )
-    advancements, skill_keys = advancement_choices(member)
     catalogue = get_catalogue()
     open_roll = open_roll_of(cf, member, progress)
-    society = catalogue.societies.get(member.society)
-    line_tables = [
-        line.skill_category
-        for line in (society.lines.values() if society else ())
-        if line.kind == "skill" and line.skill_category
-    ]
+    picker = level_up_picker(member) if progress.level_ups_waiting else None
     if form is None:
-        form = LevelUpForm(
-            advancements=advancements,
-            skill_lines=skill_keys,
-            skills=skill_choices(line_tables),  # only the tables of its skill lines
-        )
+        form = _level_up_form(None, picker) if picker else LevelUpForm()
     if roll_form is None:
-        roll_form = LevelUpRollForm(
-            prefix="roll",
-            tables=[(slug, c.name) for slug, c in catalogue.skill_categories.items()],
-            skills=(
-                open_roll.choices
-                if open_roll and open_roll.state == "pick-freely"
-                else skill_choices(list(open_roll.pick_tables) if open_roll else [])
-            ),
-        )
+        roll_form = _roll_form(None)
     costs = level_up_costs(cf, member, open_roll)
     return _base(
         request,
@@ -97,7 +79,8 @@ def _level_up_context(
         member=member,
         progress=progress,
         form=form,
-        society=get_catalogue().societies.get(member.society),
+        picker=picker,
+        society=catalogue.societies.get(member.society),
         open_roll=open_roll,
         roll_form=roll_form,
         unfinished=bool(progress.open_roll),
@@ -107,6 +90,24 @@ def _level_up_context(
         can_reroll=costs.can_reroll,
         rerolls_paid=costs.rerolls_paid,
         pick_total=costs.pick_total,
+    )
+
+
+def _level_up_form(data: Any, picker: LevelUpPicker) -> LevelUpForm:
+    return LevelUpForm(
+        data, advancements=picker.keys, skill_lines=picker.skill_keys, skills=picker.skills
+    )
+
+
+def _roll_form(data: Any) -> LevelUpRollForm:
+    """The open roll's form: every table and skill are valid here; the services judge the
+    roll or pick (R5) and the page offers only what may be taken."""
+    catalogue = get_catalogue()
+    return LevelUpRollForm(
+        data,
+        prefix="roll",
+        tables=[(slug, c.name) for slug, c in catalogue.skill_categories.items()],
+        skills=[(k, s.name) for k, s in catalogue.skills.items()],
     )
 
 
@@ -124,10 +125,7 @@ def level_up(
     if request.method != "POST":
         context = _level_up_context(request, campaign, cf, member)
         return render_page(request, "campaign/level_up.html", context)
-    advancements, skill_keys = advancement_choices(member)
-    form = LevelUpForm(
-        request.POST, advancements=advancements, skill_lines=skill_keys, skills=skill_choices()
-    )
+    form = _level_up_form(request.POST, level_up_picker(member))
     if form.is_valid():
         data = form.cleaned_data
         try:
@@ -183,13 +181,7 @@ def level_up_roll(
     if refused is not None:
         return refused
     assert member is not None
-    catalogue = get_catalogue()
-    form = LevelUpRollForm(
-        request.POST,
-        prefix="roll",
-        tables=[(slug, c.name) for slug, c in catalogue.skill_categories.items()],
-        skills=[(k, s.name) for k, s in catalogue.skills.items()],
-    )
+    form = _roll_form(request.POST)
     slot = request.POST.get("roll-slot", "")
     if form.is_valid():
         data = form.cleaned_data

@@ -22,6 +22,7 @@ table` and names the area where it uses a rule (`table.attacks.plan_attack`).
 - `recovery`: Heal and Revive; `movement`: Jump and Drop checks.
 - `turn`: initiative (P1), whose activation it is, activations and turns.
 - `record`: the battle's record from its events (P6).
+- `options`: what a figure may still do (the battle screen's cards and sheet).
 
 Every refusal code of the table is declared here, once.
 """
@@ -75,6 +76,7 @@ from play.table import (  # noqa: E402
     dice,
     figures,
     movement,
+    options,
     record,
     recovery,
     spell_attacks,
@@ -92,6 +94,7 @@ __all__ = [
     "dice",
     "figures",
     "movement",
+    "options",
     "record",
     "recovery",
     "spell_attacks",

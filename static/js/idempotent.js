@@ -183,8 +183,11 @@
     sending = write;
     var headers = {};
     headers[HEADER] = write.key;
+    // An extension's swap ("morph:outerHTML") is found from the request's source: the
+    // target names it when the control that sent the write has gone.
+    var extended = target && write.swap && write.swap.indexOf(":") !== -1;
     window.htmx.ajax(write.verb, write.path, {
-      source: document.body,
+      source: extended ? target : document.body,
       target: target || document.body,
       swap: target ? write.swap : "none",
       headers: headers,

@@ -59,9 +59,13 @@
     if (!state || !window.htmx || asking) {
       return;
     }
-    // A poll must not undo what the player is doing: none while a form inside the panel
-    // has focus (the transfer, the undo button).
-    if (state.contains(document.activeElement) && document.activeElement !== state) {
+    // A poll must not undo what the player is typing: none while a field of the panel
+    // (the initiative dice) or of a prompt (the transfer) has focus. A button tapped keeps
+    // the focus after its answer, and stops nothing.
+    var prompts = document.getElementById("prompts");
+    var active = document.activeElement;
+    var typing = active && active.matches && active.matches("input, select, textarea");
+    if (typing && (state.contains(active) || (prompts && prompts.contains(active)))) {
       schedule(wait());
       return;
     }
@@ -70,7 +74,7 @@
     // The panel's own hx-get and hx-headers (its version); the promise settles once the
     // answer is in (or was a 304), whatever became of the panel meanwhile.
     window.htmx.ajax("GET", state.getAttribute("hx-get"), {
-      source: state, target: state, swap: "outerHTML",
+      source: state, target: state, swap: "morph:outerHTML",
     }).then(function () { answered(true); }, function () { answered(false); });
   }
   function news() {
@@ -113,11 +117,25 @@
     }
   });
 
+  // The version an answer shows (its ETag, W/"<version>"), or NaN.
+  function versionOf(xhr) {
+    var match = /(\d+)/.exec(xhr.getResponseHeader("ETag") || "");
+    return match ? Number(match[1]) : NaN;
+  }
   document.addEventListener("htmx:beforeSwap", function (event) {
     var xhr = event.detail.xhr;
     if (xhr && xhr.status === 304) {
       event.detail.shouldSwap = false;
       event.detail.isError = false;
+    }
+    // A poll sent before this phone's own action may be answered after it: it shows an
+    // older battle than the one on the screen, and is not swapped in.
+    var state = panel();
+    if (xhr && xhr.status === 200 && event.detail.requestConfig &&
+        event.detail.requestConfig.verb === "get" && state &&
+        event.detail.target === state &&
+        versionOf(xhr) < Number(state.getAttribute("data-version"))) {
+      event.detail.shouldSwap = false;
     }
     // A refused action (not yours 403, the battle ended 409) answers with the battle as
     // it stands and the reason; show it like site.js shows a 400.
@@ -128,10 +146,97 @@
     }
   });
   // Typing the dice rolled at the table changes nothing in the odds: keep that change
-  // from re-rendering the attack form (it would swap the form under the Roll button).
+  // from re-rendering the sheet (or a prompt's odds) under the Roll button.
   document.addEventListener("change", function (event) {
-    if (event.target.matches && event.target.matches('#attack input[name="dice"]')) {
+    if (event.target.matches && event.target.matches('#dock input[name="dice"]')) {
       event.stopPropagation();
     }
   }, true);
+
+  // --- The dock: prompts kept while unchanged, cards to tap, room below the page --------
+  // A prompt the player may be filling in (the Friendship transfer) is swapped only when
+  // the decisions waiting changed: an answer or a poll that brings the same ones keeps it
+  // as it is, with what was typed (also after a refusal).
+  document.addEventListener("htmx:oobBeforeSwap", function (event) {
+    var target = event.detail.target;
+    var fresh = event.detail.fragment && event.detail.fragment.firstElementChild;
+    if (target && target.id === "prompts" && fresh && fresh.id === "prompts" &&
+        fresh.getAttribute("data-key") === target.getAttribute("data-key") &&
+        target.getAttribute("data-key")) {
+      event.detail.shouldSwap = false;
+    }
+  });
+  // While a form of the dock chooses a target, the cards it may choose can be tapped:
+  // tapping one picks it (as choosing it in the list does, odds included).
+  function targetSelect() {
+    return document.querySelector("#sheet [data-target-select]") ||
+      document.querySelector("#prompts [data-target-select]");
+  }
+  function markCards() {
+    var select = targetSelect();
+    var values = {};
+    if (select) {
+      Array.prototype.forEach.call(select.options, function (o) {
+        if (o.value) { values[o.value] = true; }
+      });
+    }
+    var sheetFigure = document.querySelector('#sheet input[name="figure"]');
+    document.querySelectorAll(".play-figure[data-figure]").forEach(function (card) {
+      var id = card.getAttribute("data-figure");
+      card.classList.toggle("play-figure--pickable", Boolean(values[id]));
+      card.classList.toggle("play-figure--picked", Boolean(select && values[id] && select.value === id));
+      card.classList.toggle("play-figure--chosen", Boolean(sheetFigure && sheetFigure.value === id));
+    });
+  }
+  document.addEventListener("click", function (event) {
+    var card = event.target.closest ? event.target.closest(".play-figure--pickable") : null;
+    var select = targetSelect();
+    if (!card || !select || event.defaultPrevented) {
+      return;
+    }
+    event.preventDefault();
+    var id = card.getAttribute("data-figure");
+    if (select.value !== id) {
+      select.value = id;
+      select.dispatchEvent(new Event("change", { bubbles: true }));
+    }
+    markCards();
+  });
+  document.addEventListener("change", function (event) {
+    if (event.target.matches && event.target.matches("[data-target-select]")) {
+      markCards();
+    }
+  });
+  document.addEventListener("htmx:afterSettle", markCards);
+  document.addEventListener("htmx:oobAfterSwap", markCards);
+  // The page keeps room below the cards for the dock, so the last card can be scrolled
+  // above it.
+  function measureDock() {
+    var dock = document.getElementById("dock");
+    document.documentElement.style.setProperty(
+      "--dock-height", (dock ? dock.offsetHeight : 0) + "px");
+  }
+  function watchDock() {
+    markCards();
+    measureDock();
+    if ("ResizeObserver" in window) {
+      var watcher = new ResizeObserver(measureDock);
+      var dock = document.getElementById("dock");
+      if (dock) {
+        watcher.observe(dock);
+      }
+      document.addEventListener("htmx:oobAfterSwap", function (event) {
+        var fresh = document.getElementById("dock");
+        if (fresh && event.detail.target && event.detail.target.id === "dock") {
+          watcher.observe(fresh);
+          measureDock();
+        }
+      });
+    }
+  }
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", watchDock);
+  } else {
+    watchDock();
+  }
 })();

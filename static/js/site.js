@@ -7,6 +7,11 @@
   // ignores 4xx answers unless told otherwise. The same happens with DEBUG on or off.
   // Anything else that fails (a whole error page, a 5xx, no answer) is announced in a
   // small alert instead of replacing the page.
+  // "1 enemy", "2 enemies": a count and its noun, as dbd_site/words.py says them.
+  function counted(number, one, many) {
+    return number + " " + (number === 1 ? one : (many || one + "s"));
+  }
+
   function isFragment(text) {
     return !/^\s*(<!doctype|<html)/i.test(text || "");
   }
@@ -396,8 +401,8 @@
     sides.forEach(function (side, i) {
       var others = sides.reduce(function (sum, other, j) { return j === i ? sum : sum + other.ooa; }, 0);
       if (side.enemies > others) {
-        messages.push(side.name + "'s members took " + side.enemies + " enemies Out of Action, but only " +
-          others + " of the other forces' members are marked Out of Action.");
+        messages.push(side.name + "'s members took " + counted(side.enemies, "enemy", "enemies") +
+          " Out of Action, but only " + others + " of the other forces' members are marked Out of Action.");
       }
       messages = messages.concat(side.problems);
     });

@@ -238,6 +238,29 @@ def act_panel(page: Page, summary: str):
     return details
 
 
+def open_sheet(page: Page, figure_id: int, do: str = ""):
+    """Tap one's own figure's card (and an action's tab): its sheet opens in the dock."""
+    page.locator(f"#figure-{figure_id} .play-figure__open").click()
+    sheet = page.locator("#sheet")
+    expect(sheet.locator(f'input[name="figure"][value="{figure_id}"]').first).to_be_attached()
+    if do:
+        sheet.locator(".play-tabs").get_by_role("link", name=do, exact=True).click()
+        expect(sheet.locator(".play-tab[aria-current]")).to_have_text(do)
+    htmx_settled(page)
+    return sheet
+
+
+def roll_initiative(page: Page, *rounds: tuple[int, int]) -> None:
+    """Initiative from the turn's small boxes: each side's die, then a tie's re-rolls."""
+    form = page.locator("#initiative")
+    for i, (first, second) in enumerate(rounds):
+        if i == 1:
+            form.locator("summary").click()
+        form.locator(f'input[name="initiative_{i}_0"]').fill(str(first))
+        form.locator(f'input[name="initiative_{i}_1"]').fill(str(second))
+    done(page, lambda: form.get_by_role("button", name="Roll initiative").click())
+
+
 # --- the demo player's world (`manage.py seed_demo`) ---------------------------------------
 
 

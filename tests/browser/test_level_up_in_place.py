@@ -35,7 +35,6 @@ def test_a_rolled_level_up_shows_its_roll_in_place(
     try:
         url = reverse("campaign:level_up", args=[campaign.pk, red.pk, ann.pk])
         page.goto(live_server.url + url)
-        page.get_by_role("radio", name="Roll on the server (free)").check()
         page.locator('input[name="advancement"][value="4"]').check()
         page.get_by_role("button", name="Take the level-up").click()
 

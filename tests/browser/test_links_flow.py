@@ -9,7 +9,7 @@ from playwright.sync_api import expect
 
 from play.models import Battle
 from roster import services as roster_services
-from tests.browser.conftest import assert_accessible, log_in, phone
+from tests.browser.conftest import act_panel, assert_accessible, log_in, phone
 from tests.play.conftest import play_force
 
 
@@ -52,6 +52,7 @@ def test_a_shared_force_joins_by_invitation_and_the_link_is_replaced(
     watcher = phone(browser).new_page()
     assert watcher.goto(url + reverse("play:watch", args=[old])).status == 200
     a.reload()
+    act_panel(a, "spectators")  # folded with the dice check
     a.get_by_role("link", name="Replace or withdraw the link").click()
     expect(a.get_by_role("heading", name="Spectator link for Friendly")).to_be_visible()
     assert_accessible(a)
@@ -59,6 +60,7 @@ def test_a_shared_force_joins_by_invitation_and_the_link_is_replaced(
     expect(a.locator(".messages")).to_contain_text("A new spectator link")
     battle.refresh_from_db()
     assert battle.spectator_token != old
+    act_panel(a, "spectators")
     expect(
         a.get_by_role("link", name=f"{url}/play/watch/{battle.spectator_token}/")
     ).to_be_visible()

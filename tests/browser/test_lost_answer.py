@@ -72,7 +72,7 @@ def test_a_roll_whose_answer_is_lost_is_checked_and_in_the_log_once(live_server,
     page = signed_in_page(browser, live_server, battle.created_by, "phone-light")
     page.goto(live_server.url + reverse("play:battle", args=[battle.pk]))
     sent = hold_the_first_answer(page, reverse("play:act", args=[battle.pk]))
-    page.get_by_text("Initiative, activations, turn, plain d12").click()
+    page.get_by_text("Roll plain d12").click()
     page.get_by_label("For", exact=True).fill("the crate")
     page.get_by_role("button", name="Roll d12").click()
 
@@ -92,6 +92,7 @@ def test_a_roll_whose_answer_is_lost_is_checked_and_in_the_log_once(live_server,
     rolled = battle.actions.get(kind="roll")
     expect(page.locator("#act-result")).to_have_text(rolled.words)
     expect(page.locator(".play-log li", has_text="for the crate")).to_have_count(1)
+    expect(page.locator("#battle-state")).to_have_count(1)  # swapped as the tap would have
     assert kinds(battle) == ["start", "roll"]
     keys = [headers.get("idempotency-key") for headers in sent]
     assert len(keys) == 2
@@ -115,7 +116,7 @@ def test_an_undo_whose_answer_is_lost_is_not_asked_again_and_undoes_once(
     page.on("dialog", answer)
     page.goto(live_server.url + reverse("play:battle", args=[battle.pk]))
     sent = hold_the_first_answer(page, reverse("play:undo", args=[battle.pk]))
-    page.get_by_role("button", name="Undo last").click()
+    page.get_by_role("button", name="Undo: the roll of the dice").click()
     expect(page.locator("#write-status p")).to_have_text(CHECKING)
 
     page.context.set_offline(False)

@@ -408,7 +408,7 @@ def test_recording_a_battle_takes_few_actions_and_checks_itself(live_server, dem
     red.get_by_role("button", name="One more: Enemies Emma took Out of Action").click()
     actions += 1
     expect(check).to_contain_text(
-        "Literature Club Irregulars's members took 1 enemies Out of Action, "
+        "Literature Club Irregulars's members took 1 enemy Out of Action, "
         "but only 0 of the other forces' members are marked Out of Action."
     )
     blue.locator('input[name$="-out_of_action"]').first.check()

@@ -26,49 +26,42 @@ from tests.browser.conftest import (
     click_figures,
     done,
     hp,
+    htmx_settled,
     log_in,
+    open_sheet,
     phone,
+    roll_initiative,
 )
 from tests.play.conftest import play_force
 
 
 def settled(page: Page, selector: str) -> None:
-    """The attack form re-rendered to match `selector`, and htmx done settling it (its
+    """The sheet re-rendered to match `selector`, and htmx done settling it (its
     listeners are on before the next change)."""
     expect(page.locator(selector)).to_be_attached()
-    expect(page.locator("#attack.htmx-added, #attack .htmx-added, .htmx-settling")).to_have_count(
-        0
-    )
-    expect(page.locator("#attack.htmx-request")).to_have_count(0)
+    htmx_settled(page)
 
 
 def attack(
     page: Page, attacker: int, target: int, dice: str, *, weapon: str, kind: str = "ranged"
 ) -> None:
-    """Choose; wait until the form shows the odds of exactly this choice; roll with the
-    dice entered. (Each change re-renders the form with its odds; the last change wins.)"""
-    # Only real changes: each one re-renders the form, and the wait below names it.
-    attacker_select = page.locator('#attack select[name="figure"]')
-    if attacker_select.input_value() != str(attacker):
-        attacker_select.select_option(str(attacker))
-        settled(page, f'#attack-odds[data-for^="{attacker}-"]')
-    target_select = page.locator('#attack select[name="target"]')
+    """Tap the attacker's card; choose the target and the kind; wait until the sheet
+    shows the odds of exactly this choice; roll with the dice entered."""
+    sheet = page.locator("#sheet")
+    if not sheet.locator(f'input[name="figure"][value="{attacker}"]').count():
+        open_sheet(page, attacker)
+    target_select = sheet.locator('select[name="target"]')
     if target_select.input_value() != str(target):
         target_select.select_option(str(target))
         settled(page, f'#attack-odds[data-for^="{attacker}-{target}-"]')
-    radio = page.locator(f'#attack input[name="kind"][value="{kind}"]')
+    radio = sheet.locator(f'input[name="kind"][value="{kind}"]')
     if not radio.is_checked():
         radio.check()
     key = f"{attacker}-{target}-{kind}-{weapon}"
     expect(page.locator(f'#attack-odds[data-for="{key}"]')).to_contain_text("to hit")
-    page.locator("#attack").get_by_label("Dice rolled at the table").fill(dice)
-    done(page, lambda: page.get_by_role("button", name="Roll the attack").click())
-
-
-def roll_initiative(page: Page, dice: str) -> None:
-    panel = act_panel(page, "Initiative, activations, turn")
-    panel.get_by_label("Initiative dice at the table").fill(dice)
-    panel.get_by_role("button", name="Roll initiative").click()
+    htmx_settled(page)
+    sheet.get_by_label("Dice rolled at the table").fill(dice)
+    done(page, lambda: sheet.get_by_role("button", name="Roll the attack").click())
 
 
 def no_transfer(page: Page, other: Page) -> None:
@@ -82,9 +75,7 @@ def no_transfer(page: Page, other: Page) -> None:
 
 
 def next_turn(page: Page) -> None:
-    act_panel(page, "Initiative, activations, turn").get_by_role(
-        "button", name="Next turn"
-    ).click()
+    page.locator(".play-turn").get_by_role("button", name="Next turn").click()
 
 
 @pytest.mark.django_db(transaction=True)
@@ -129,7 +120,7 @@ def test_two_phones_play_a_campaign_battle(live_server, browser, django_user_mod
     assert_accessible(b)
 
     # Turn 1: initiative to Red; Ann shoots Blue's Ben (RA 4 against DF 10): 12 is SR 6.
-    roll_initiative(a, "8 3")
+    roll_initiative(a, (8, 3))
     expect(b.locator(".play-turn")).to_contain_text("Red Club activates a figure")
     attack(a, ids["0:Ann"], ids["1:Ben"], "12", weapon="light-pistol")
     expect(a.locator("#act-result")).to_contain_text("Hit, Success Rating 6")
@@ -142,7 +133,7 @@ def test_two_phones_play_a_campaign_battle(live_server, browser, django_user_mod
     # Turn 2.
     next_turn(b)
     expect(a.locator(".play-turn")).to_contain_text("Turn 2")
-    roll_initiative(b, "4 9")
+    roll_initiative(b, (4, 9))
     expect(a.locator(".play-turn")).to_contain_text("Blue Club activates a figure")
     attack(a, ids["0:Ann"], ids["1:Ben"], "10", weapon="light-pistol")  # SR 4: Ben goes to 1
     expect(hp(b, ids["1:Ben"])).to_have_text("1")
@@ -157,11 +148,12 @@ def test_two_phones_play_a_campaign_battle(live_server, browser, django_user_mod
     no_transfer(b, a)
     attack(a, ids["0:Ann"], ids["1:Ben"], "12", weapon="light-pistol")
     expect(b.locator(f"#figure-{ids['1:Ben']}")).to_contain_text("Out of Action")
-    panel = act_panel(b, "Initiative, activations, turn")
-    panel.get_by_role("button", name="Roll d12").click()
-    expect(a.locator(".play-log li").first).to_contain_text("Rolled")
-    b.get_by_role("button", name="Undo last").click()
-    expect(a.locator(".play-log li").first).to_contain_text("(undone)")
+    act_panel(b, "Roll plain d12")
+    done(b, lambda: b.get_by_role("button", name="Roll d12").click())
+    expect(b.locator("#act-result")).to_contain_text("Rolled")
+    expect(a.locator(".play-log li").first).to_contain_text("Rolled", use_inner_text=False)
+    b.get_by_role("button", name="Undo: the roll of the dice").click()
+    expect(a.locator(".play-log li").first).to_contain_text("(undone)", use_inner_text=False)
     assert_accessible(b)
 
     # Alice ends it: the record from the log, her objectives, Red won.
@@ -205,6 +197,7 @@ def test_attack_rolls_measured_click_to_updated_dom(live_server, browser, django
     }
     a = log_in(phone(browser), live_server.url, "alice")
     a.goto(live_server.url + reverse("play:battle", args=[battle.pk]))
+    open_sheet(a, ids["0:Ann"])  # Ann's sheet is open before the clicks measured
     a.evaluate(CLICK_TO_DOM)
     for i in range(20):
         attack(a, ids["0:Ann"], ids["1:Ben"], "1", weapon="light-pistol")

@@ -7,7 +7,16 @@ from django.urls import reverse
 from playwright.sync_api import expect
 
 from play.models import BattleFigure
-from tests.browser.conftest import PASSWORD, act_panel, assert_accessible, done, hp, log_in, phone
+from tests.browser.conftest import (
+    PASSWORD,
+    assert_accessible,
+    done,
+    hp,
+    htmx_settled,
+    log_in,
+    open_sheet,
+    phone,
+)
 from tests.play.conftest import storm
 
 
@@ -28,12 +37,13 @@ def test_a_phone_rolls_a_spells_attacks(live_server, browser, django_user_model)
     b.goto(page_url)
 
     # CA 4 at Difficulty 6: 6, 6, 6, 1 is 3 successes: ROF 2, Acc +0.
-    spell = act_panel(a, "Cast a spell")
-    spell.get_by_label("Caster and spell").select_option(label="Eve: Seraphic Bolt")
-    spell.get_by_label("Dice rolled at the table").fill("6 6 6 1")
-    # The spell's odds follow the choice, in their own box (not over the battle's state).
+    spell = open_sheet(a, ids["0:Eve"], "Cast")
+    spell.locator('select[name="spell"]').select_option(label="Seraphic Bolt")
+    # The spell's odds follow the choice, in the sheet (not over the battle's state).
     expect(spell.locator("#spell-odds")).to_contain_text("4 dice at Difficulty 6")
     expect(a.locator("#battle-state")).to_have_count(1)
+    htmx_settled(a)
+    spell.get_by_label("Dice rolled at the table").fill("6 6 6 1")
     done(a, lambda: spell.get_by_role("button", name="Cast").click())
     card = a.locator("#spell-attack")
     expect(card).to_contain_text("Eve's Seraphic Bolt: roll its attacks")

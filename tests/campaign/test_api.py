@@ -895,7 +895,7 @@ def _results_with(red, blue, change):
         ),
         (
             lambda b: b["results"][1]["members"].append(dict(b["results"][1]["members"][0])),
-            [("/results/1/members/4/member", "duplicate")],
+            [("/results/1/members/4/member", "listed-twice")],
         ),
         (
             lambda b: b["results"][1]["members"][0].update(b["results"][0]["members"][0]),
@@ -904,13 +904,13 @@ def _results_with(red, blue, change):
         (lambda b: b["results"][1].update(force=99999), [("/results/1/force", "not-found")]),
         (
             lambda b: b["results"][1].update(force=b["results"][0]["force"]),
-            [("/results/1/force", "duplicate")],
+            [("/results/1/force", "listed-twice")],
         ),
         (lambda b: b["results"].pop(), [("/results", "min-length")]),
         (lambda b: b["results"][0].update(members=[]), [("/results/0/members", "min-length")]),
         (
             lambda b: b.update(played_on=(TODAY + datetime.timedelta(days=3650)).isoformat()),
-            [("/played_on", "invalid")],
+            [("/played_on", "battle-in-future")],
         ),
         (lambda b: b.update(played_on="yesterday"), [("/played_on", "invalid")]),
         (lambda b: b.update(scenario=""), [("/scenario", "blank")]),
@@ -1151,6 +1151,7 @@ def test_every_endpoint_is_described(client):
         (BASE, "get"),
         (BASE, "post"),
         (f"{BASE}join/", "post"),
+        (f"{BASE}import/", "post"),
         (c, "get"),
         (c, "patch"),
         (f"{c}invite/reset/", "post"),

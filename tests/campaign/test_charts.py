@@ -78,9 +78,14 @@ def test_one_line_per_force_and_the_points_match_the_data():
         HISTORY["labels"], [charts.Series(s["name"], s["values"]) for s in HISTORY["series"]]
     )
     assert frame.top_value == 60
-    for group, data in zip(groups, HISTORY["series"], strict=True):
+    # Red and Blue both start at 45: drawn side by side, half a dodge either way.
+    half = charts.DODGE / 2
+    moved = {0: {0: -half}, 1: {0: half}}
+    for k, (group, data) in enumerate(zip(groups, HISTORY["series"], strict=True)):
         expected = [
-            (frame.x(i), frame.y(v)) for i, v in enumerate(data["values"]) if v is not None
+            (frame.x(i) + moved.get(k, {}).get(i, 0), frame.y(v))
+            for i, v in enumerate(data["values"])
+            if v is not None
         ]
         lines = polyline_points(group)
         assert len(lines) == 1
@@ -98,6 +103,30 @@ def test_one_line_per_force_and_the_points_match_the_data():
     # The bottom of the axis is 0; the top is the round number at or above the data.
     assert frame.y(0) == frame.bottom
     assert frame.y(60) == frame.top
+
+
+def test_equal_values_are_drawn_side_by_side():
+    """Members with the same XP do not hide one another (issue #31): at each battle, the
+    points of equal value spread out around it in the series' order; a lone one stays."""
+    series = [
+        charts.Series("Emma", [0, 3, 7]),
+        charts.Series("Julius", [0, 3, 7]),
+        charts.Series("Kenji", [0, 2, 6]),
+        charts.Series("Late", [None, None, 7]),
+    ]
+    d = charts.DODGE
+    assert charts.dodges(3, series) == {
+        (0, 0): -d, (1, 0): 0, (2, 0): d,
+        (0, 1): -d / 2, (1, 1): d / 2, (2, 1): 0,
+        (0, 2): -d, (1, 2): 0, (3, 2): d, (2, 2): 0,
+    }  # fmt: skip
+    root = parse(charts.xp_chart(["Start", "One", "Two"], series, force_name="Red", chart_id="xp"))
+    places = [
+        (m.get("d").split(" ")[0])
+        for m in root.iter(f"{SVG}path")
+        if m.get("class") == "chart__marker"
+    ]
+    assert len(places) == len(set(places)) == 10  # no marker on top of another
 
 
 def test_a_gap_breaks_the_line():

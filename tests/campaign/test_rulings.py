@@ -330,6 +330,10 @@ def test_r14b_every_problem_at_once_at_its_pointer(campaign, alice, red, blue):
         ("/results/0/members", "out-of-action-credit"),
         ("/results/1/members/4/member", "member-not-in-force"),
     ]
+    assert refused.value.problems[1].message == (
+        "Red Club's members are credited with 2 enemies taken Out of Action, but the other "
+        "forces have 1 member marked Out of Action (R14b)."
+    )
     assert not Battle.objects.exists()
 
 

@@ -161,7 +161,9 @@ def test_every_page_for_every_role(client, world, page, role):
     url = page_urls(world)[page]
     before = state()
     response = login(client, world.users[role]).get(url)
-    if role == "anonymous":
+    if role == "anonymous" and page == "join":
+        assert response.status_code == 200  # the invitation's own page: log in to join
+    elif role == "anonymous":
         assert response.status_code == 302
         assert response["Location"].startswith(reverse("accounts:login"))
         assert "next=" in response["Location"]
@@ -386,14 +388,84 @@ def test_a_bad_or_replaced_link_is_404(client, campaign, organiser, outsider):
     assert not selectors.is_player(campaign=campaign, user=outsider)
 
 
-def test_anonymous_visitors_log_in_first_and_come_back(client, campaign):
+def test_anonymous_visitors_log_in_first_and_come_back(client, campaign, outsider):
+    """Issue #31: the link's own page names the campaign and who invited, nothing more
+    (no players, forces or battles), and its log-in and sign-up come back to it."""
     url = reverse("campaign:join", args=[campaign.invite_token])
     response = client.get(url)
+    assert response.status_code == 200
+    page = html(response)
+    assert "<h1>Join Spring League</h1>" in page
+    assert "<strong>olga</strong> invited you to their campaign" in page
+    assert f'<input type="hidden" name="next" value="{url}">' in page
+    assert f'action="{reverse("accounts:login")}"' in page
+    signup = f"{reverse('accounts:signup')}?next={url}"
+    assert f'href="{signup}"' in page
+    for secret in ("alice", "bob", "Red Club", "Blue Club"):
+        assert secret not in page
+    # Joining takes an account first.
+    response = client.post(url)
     assert response.status_code == 302
     assert response["Location"] == f"{reverse('accounts:login')}?next={url}"
+    # Logging in from the page comes back to the invitation.
+    response = client.post(
+        reverse("accounts:login"),
+        {"username": "eve", "password": "pw-eve-1234", "next": url},
+    )
+    assert response.status_code == 302
+    assert response["Location"] == url
+    assert "Join the campaign" in html(client.get(url))
+
+
+def test_signing_up_from_an_invitation_comes_back_to_it(client, campaign):
+    url = reverse("campaign:join", args=[campaign.invite_token])
+    response = client.post(
+        f"{reverse('accounts:signup')}?next={url}",
+        {
+            "username": "newcomer",
+            "password1": "a-long-pass-phrase-9",
+            "password2": "a-long-pass-phrase-9",
+        },
+    )
+    assert response.status_code == 302
+    assert response["Location"] == url
 
 
 # --- the dashboard ---------------------------------------------------------------------------
+
+
+def dashboard_buttons(client, campaign) -> list[tuple[str, bool]]:
+    """The dashboard's buttons in order, each with whether it is the main (solid) one."""
+    page = html(client.get(reverse("campaign:dashboard", args=[campaign.pk])))
+    actions = page[page.index('<div class="camp-actions">') :]
+    actions = actions[: actions.index("</div>")]
+    return [
+        (label, "button--secondary" not in classes)
+        for classes, label in re.findall(r'<a class="([^"]*)" href="[^"]*">([^<]*)</a>', actions)
+    ]
+
+
+def test_the_dashboard_s_main_button_is_the_next_step(client, campaign, alice, bob):
+    """Issue #31: "Enter a force" before the player has one in, "Record a battle" once
+    theirs and another are in."""
+    login(client, alice)
+    assert dashboard_buttons(client, campaign) == [
+        ("Enter a force", True),
+        ("Record a battle", False),
+        ("Play a battle live", False),
+    ]
+    services.enter_force(campaign=campaign, player=alice, force=freeform_force(alice, "Red"))
+    assert dashboard_buttons(client, campaign) == [
+        ("Your force: Red", True),
+        ("Record a battle", False),
+        ("Play a battle live", False),
+    ]
+    services.enter_force(campaign=campaign, player=bob, force=freeform_force(bob, "Blue"))
+    assert dashboard_buttons(client, campaign) == [
+        ("Record a battle", True),
+        ("Play a battle live", False),
+        ("Your force: Red", False),
+    ]
 
 
 def test_the_dashboard(client, world, bob):
@@ -1074,8 +1146,10 @@ def level_up_url(campaign, cf, m, roll=False) -> str:
 def test_take_a_statistic_level_up(client, campaign, alice, red, levelled):
     url = level_up_url(campaign, red, levelled)
     page = html(login(client, alice).get(url))
-    assert "Line 1: +1 ME" in page
-    assert "Line 4: Movement Skill" in page
+    # The builder's words for the lines, never a number it does not show.
+    assert '<label for="line-next-1">+1 ME</label>' in page
+    assert '<label for="line-next-8">Movement Skill</label>' in page
+    assert "Line 1" not in page
     response = client.post(url, {"advancement": "1:ME", "method": "rolled"})
     assert response.status_code == 302
     assert response["Location"].endswith(f"#member-{levelled.pk}")
@@ -1146,6 +1220,23 @@ def test_a_skill_level_up_may_be_picked(client, campaign, alice, red, levelled):
         url, {"advancement": "4", "method": "picked", "skill": "movement/catfall"}
     )
     assert response.status_code == 302
+    assert member(red, "Ann").level_ups == [
+        {"line": 4, "skill": "movement/catfall", "method": "picked"}
+    ]
+
+
+def test_a_skill_line_s_own_pick_button_picks_from_its_table(
+    client, campaign, alice, red, levelled
+):
+    """The page's "Pick this skill" of a skill line sends the line itself (R5, R17)."""
+    url = level_up_url(campaign, red, levelled)
+    login(client, alice)
+    # A skill of another line's table is refused, the list it was picked from open again.
+    refused = client.post(url, {"pick": "4", "skill": "support/first-aid"})
+    assert refused.status_code == 400
+    assert member(red, "Ann").level_ups == []
+    picked = client.post(url, {"pick": "4", "skill": "movement/catfall", "advancement": "3"})
+    assert picked.status_code == 302
     assert member(red, "Ann").level_ups == [
         {"line": 4, "skill": "movement/catfall", "method": "picked"}
     ]
@@ -1225,12 +1316,17 @@ def test_a_rolled_level_up_shows_its_roll_in_place_with_the_real_fr_costs(
 ):
     url = level_up_url(campaign, red, levelled)
     login(client, alice)
-    # The picker lists the society's skill-line tables only (R17), not all 56 skills.
+    # The picker lists each skill line's own table only (R17), not all 56 skills.
     page = html(client.get(url))
-    assert '<optgroup label="Movement">' in page
-    society = get_catalogue().societies[member(red, "Ann").society]
-    tables = {line.skill_category for line in society.lines.values() if line.kind == "skill"}
-    assert page.count("<optgroup") == len(tables) < len(get_catalogue().skill_categories)
+    catalogue = get_catalogue()
+    society = catalogue.societies[member(red, "Ann").society]
+    tables = [
+        catalogue.skill_categories[line.skill_category]
+        for line in society.lines.values()
+        if line.kind == "skill"
+    ]
+    assert re.findall(r"<legend>(\w+) skills</legend>", page) == [t.name for t in tables]
+    assert page.count('name="skill"') == sum(len(t.skills) for t in tables)
     dice = ScriptedDice(2, 5)
     monkeypatch.setattr("rules.dice.server_dice", lambda: dice)
     response = client.post(url, {"advancement": "4", "method": "rolled"})

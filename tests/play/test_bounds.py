@@ -204,7 +204,7 @@ def test_a_recorded_battle_names_at_most_six_forces_of_at_most_seven(campaign, r
         return {"force": pk, "members": [{"member": 90_000 + i} for i in range(members)]}
 
     six = record(api, campaign, [force(red.pk, 1)] + [force(blue.pk, 1)] * 5)
-    assert {code for _, code in errors(six)} == {"duplicate"}  # the rules answer
+    assert {code for _, code in errors(six)} == {"listed-twice"}  # the rules answer
     seven = record(api, campaign, [force(red.pk, 1)] + [force(blue.pk, 1)] * 6)
     assert seven.status_code == 400
     assert errors(seven) == [("/results", "too-many-items")]
@@ -227,10 +227,10 @@ def test_the_schema_publishes_every_bound(client):
     assert action["note"]["maxLength"] == 200
     assert action["reason"]["maxLength"] == 100
     assert action["count"]["maximum"] == 12
-    flat, rounds, null = action["dice"]["anyOf"]
-    assert null == {"type": "null"}
-    assert flat["maxItems"] == 12
-    assert (rounds["maxItems"], rounds["items"]["maxItems"]) == (12, 6)
+    dice = action["dice"]
+    assert (dice["type"], dice["maxItems"]) == (["array", "null"], 12)
+    die, round_ = dice["items"]["oneOf"]  # one or the other, never both (issue #32)
+    assert (die["type"], round_["type"], round_["maxItems"]) == ("integer", "array", 6)
     assert schema["PlayNewBattleRequest"]["properties"]["forces"]["maxItems"] == 6
     assert schema["PlayEndRequest"]["properties"]["objectives"]["maxProperties"] == 42
     new_battle = schema["NewBattleRequest"]["properties"]["results"]

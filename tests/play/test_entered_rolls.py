@@ -192,14 +192,18 @@ def test_the_start_page_says_when_the_campaign_forbids_entry(
 def test_the_screen_offers_entry_only_when_allowed(campaign, organiser, alice, red, blue):
     page = signed_in(alice)
     allowed = start(campaign, alice, red, blue)
-    html = page.get(f"/play/{allowed.pk}/").content.decode()
-    assert html.count('name="dice"') == 4  # attack, spell, heal/revive/jump, initiative
+    ann = ids(allowed)["0:Ann"]
+    html = page.get(f"/play/{allowed.pk}/?figure={ann}").content.decode()
+    assert html.count('name="dice"') == 1  # the sheet's attack
+    assert 'name="initiative_0_0"' in html  # and the initiative's boxes
     assert "dice only" not in html
     forbid(campaign, organiser)
     forbidden = start(campaign, alice, red, blue)
-    html = page.get(f"/play/{forbidden.pk}/").content.decode()
+    ann = ids(forbidden)["0:Ann"]
+    html = page.get(f"/play/{forbidden.pk}/?figure={ann}").content.decode()
     assert 'name="dice"' not in html
-    assert html.count(NO_ENTRY) == 4
+    assert 'name="initiative_0_0"' not in html
+    assert html.count(NO_ENTRY) == 1
     response = page.post(f"/play/{forbidden.pk}/act/", {"type": "roll", "dice": "5"}, **HTMX)
     assert response.status_code == 400
     assert "This battle takes the server&#x27;s dice only." in response.content.decode()
@@ -207,6 +211,7 @@ def test_the_screen_offers_entry_only_when_allowed(campaign, organiser, alice, r
 
 def test_the_screen_says_when_the_starter_forbade_entry(campaign, alice, red, blue):
     battle = start(campaign, alice, red, blue, entered_rolls_allowed=False)
-    html = signed_in(alice).get(f"/play/{battle.pk}/").content.decode()
+    ann = ids(battle)["0:Ann"]
+    html = signed_in(alice).get(f"/play/{battle.pk}/?figure={ann}").content.decode()
     assert 'name="dice"' not in html
     assert "Server&#x27;s dice only: the battle was started without entered rolls." in html

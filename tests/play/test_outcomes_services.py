@@ -215,7 +215,7 @@ def test_the_change_form_forgets_a_spell(battle, alice):
     page = Client()
     page.force_login(alice)
     emma_id = ids(battle)["0:Emma"]
-    screen = page.get(f"/play/{battle.pk}/").content.decode()
+    screen = page.get(f"/play/{battle.pk}/?figure={emma_id}&do=change").content.decode()
     assert '<option value="earth-ward">Earth Ward</option>' in screen
     response = page.post(
         f"/play/{battle.pk}/act/", {"type": "change", "figure": emma_id, "forget": "earth-ward"}

@@ -44,8 +44,8 @@ def test_start_a_one_off_with_two_own_forces(alice):
     assert response.status_code == 302
     assert response["Location"] == f"/play/{battle.pk}/"
     screen = page.get(response["Location"]).content.decode()
-    assert "Roll the attack" in screen
-    assert "HP <strong" in screen
+    assert "Tap one of your figures to act." in screen
+    assert 'data-testid="hp-' in screen
 
 
 def ticked_forces(html: str) -> list[str]:
@@ -151,7 +151,8 @@ def test_spectators_read_and_outsiders_do_not_act(campaign_battle, eve):
     anonymous = Client()
     watched = anonymous.get(f"/play/watch/{battle.spectator_token}/").content.decode()
     assert "You are watching" in watched
-    assert "Roll the attack" not in watched
+    assert 'id="dock"' not in watched
+    assert "/sheet/" not in watched
     assert client_for(eve).get(f"/play/{battle.pk}/").status_code == 404
     assert client_for(eve).post(f"/play/{battle.pk}/act/", {"type": "roll"}).status_code == 404
 
@@ -178,8 +179,8 @@ def test_spell_odds_before_casting(campaign_battle, alice):
     battle = campaign_battle
     f = ids(battle)
     page = client_for(alice)
-    screen = page.get(f"/play/{battle.pk}/").content.decode()
-    # The first caster's first spell shows at once: Emma, CA 4, Healing Spring at 7.
+    screen = page.get(f"/play/{battle.pk}/?figure={f['0:Emma']}&do=spell").content.decode()
+    # The caster's first spell shows at once: Emma, CA 4, Healing Spring at 7.
     assert "4 dice at Difficulty 7" in screen
     asked = {"caster_spell": f"{f['0:Emma']}:healing-spring", "anathema_aura": "on"}
     odds = page.post(f"/play/{battle.pk}/spell-odds/", asked, **HTMX).content.decode()
@@ -243,7 +244,7 @@ def test_the_friendship_offer_follows_a_damaging_hit(campaign_battle, alice, bob
     attackers = client_for(alice).get(f"/play/{battle.pk}/state/", **HTMX).content.decode()
     assert 'id="transfer"' not in attackers
     assert 'id="dodge-' not in attackers
-    assert "Undo Ann attacks Ben" in attackers
+    assert "Undo: Ann&#x27;s attack on Ben" in attackers
     response = page.post(
         f"/play/{battle.pk}/act/",
         {"type": "transfer", "recipient": [str(f["1:Cat"]), ""], "amount": ["4", ""]},

@@ -128,9 +128,9 @@ def test_each_host_gets_its_own_links(owner_api, saved):
 # --- (b) conditional GET -------------------------------------------------------------------
 
 
-def test_the_detail_carries_a_weak_etag_and_is_revalidated(owner_api, saved):
+def test_the_detail_carries_a_strong_etag_and_is_revalidated(owner_api, saved):
     response = detail(owner_api, saved)
-    assert response["ETag"].startswith('W/"')
+    assert response["ETag"].startswith('"')
     assert set(response["Cache-Control"].split(", ")) == {"private", "no-cache"}
     assert detail(owner_api, saved)["ETag"] == response["ETag"]
 

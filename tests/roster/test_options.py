@@ -210,6 +210,47 @@ def test_picking_is_refused_when_fr_would_drop_below_zero(catalogue):
     assert all("FR" in o.reason for o in picks)  # FR 1 after four re-rolls; a pick takes 2
 
 
+# --- level-ups (R17) ------------------------------------------------------------------------
+
+
+def test_level_up_lines_in_the_builder_s_words_with_why_not(catalogue):
+    """A technical student's next level-up: each line as the builder names it, a skill
+    line with what it brings, and a statistic at its bound refused (R3)."""
+    member = student("Ann", xp=20, level_ups=[{"line": 3}, {"line": 3}, {"line": 3}])
+    offered = options.level_up_options(member, catalogue)
+    assert [(o.key, o.name) for o in offered] == [
+        ("1:ME", "+1 ME"),
+        ("1:RA", "+1 RA"),
+        ("1:CA", "+1 CA"),
+        ("1:DF", "+1 DF"),
+        ("2:HP", "+1 HP"),
+        ("2:FR", "+1 FR"),
+        ("3", "+2 DF"),
+        ("4", "Movement Skill"),
+        ("5", "Support Skill"),
+        ("6", "Technical Skill"),
+    ]
+    by_key = {o.key: o for o in offered}
+    assert by_key["4"].summary == "A Movement skill: rolled for free, or picked for 2 FR (R5)."
+    # DF is at R3's bound (16) after three +2 DF: any more is refused, with the reason.
+    assert [o.key for o in offered if not o.available] == ["1:DF", "3"]
+    assert by_key["1:DF"].reason == "This takes DF to 17; at most 16."
+    assert by_key["3"].reason == "This takes DF to 18; at most 16."
+
+
+def test_level_up_picks_are_the_line_s_table_with_owned_ones_refused(catalogue):
+    member = student(
+        "Ann", xp=20, level_ups=[{"line": 4, "skill": "movement/catfall", "method": "picked"}]
+    )
+    picks = options.level_up_pick_options(member, catalogue, 4)
+    assert [o.key for o in picks] == [s.key for s in catalogue.skill_categories["movement"].skills]
+    by_key = {o.key: o for o in picks}
+    assert by_key["movement/catfall"].reason == "Already has it."
+    assert by_key["movement/wall-run"].available
+    assert by_key["movement/wall-run"].summary == catalogue.skills["movement/wall-run"].summary
+    assert options.level_up_pick_options(member, catalogue, 1) == ()  # a statistic line
+
+
 # --- spells (R9) ----------------------------------------------------------------------------
 
 

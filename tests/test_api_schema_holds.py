@@ -1,0 +1,125 @@
+"""The published schema holds (issue #32): OpenAPI 3.1's null, shapes generators model,
+one error model listing every declared code, `Location` on every 201, clean names. Every
+API test's answers are checked against it besides (`tests/api_schema.py`)."""
+
+import json
+
+import pytest
+from rest_framework.test import APIClient
+
+from dbd_site.errors import declared_codes
+from tests.api_schema import problems_with, published_schema
+from tests.roster.builders import legal_force, signed_in
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(scope="module")
+def schema():
+    return published_schema()
+
+
+def operations(schema):
+    for path, methods in schema["paths"].items():
+        for method, operation in methods.items():
+            yield path, method, operation
+
+
+def walk(node, path=""):
+    if isinstance(node, dict):
+        yield path, node
+        for key, value in node.items():
+            yield from walk(value, f"{path}/{key}")
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            yield from walk(value, f"{path}/{i}")
+
+
+def test_null_is_a_type_and_nothing_needs_prefix_items(schema):
+    assert [p for p, node in walk(schema) if "nullable" in node] == []
+    assert [p for p, node in walk(schema) if "prefixItems" in node] == []
+    page = schema["components"]["schemas"]["PaginatedRosterList"]["properties"]
+    assert page["next"]["type"] == page["previous"]["type"] == ["string", "null"]
+
+
+def test_no_one_of_a_value_can_match_twice(schema):
+    """Each `oneOf` has at most one branch that takes `null`, and none that takes anything
+    (`{}`): the branches are told apart by type or by their own refs."""
+    for path, node in walk(schema):
+        for branch in node.get("oneOf", []):
+            assert branch != {}, path
+    battle = schema["components"]["schemas"]["PlayBattle"]["properties"]["record"]
+    assert battle["oneOf"] == [{"$ref": "#/components/schemas/PlayRecord"}, {"type": "null"}]
+
+
+def test_one_error_model_lists_every_declared_code(schema):
+    components = schema["components"]["schemas"]
+    assert components["ErrorCode"]["enum"] == list(declared_codes())
+    assert {"authentication-failed", "battle-in-future", "campaign-resources"} <= set(
+        components["ErrorCode"]["enum"]
+    )
+    assert not {"ApiErrors", "ApiError", "ShapeErrors", "ShapeProblem"} & set(components)
+    for path, _method, operation in operations(schema):
+        for status, response in operation["responses"].items():
+            if int(status) >= 400:
+                content = response["content"]["application/json"]["schema"]
+                assert content == {"$ref": "#/components/schemas/ErrorList"}, (path, status)
+
+
+def test_every_201_declares_its_location_and_every_body_is_required(schema):
+    created = 0
+    for path, method, operation in operations(schema):
+        if "201" in operation["responses"]:
+            created += 1
+            assert "Location" in operation["responses"]["201"]["headers"], (path, method)
+        if "requestBody" in operation:
+            assert operation["requestBody"]["required"] is True, (path, method)
+    assert created >= 10
+
+
+def test_operations_are_named_alike(schema):
+    ids = [operation["operationId"] for _, _, operation in operations(schema)]
+    assert [i for i in ids if i.startswith("v1_")] == []
+    assert {"rules_root", "rules_skills_list", "rules_skills_retrieve", "api_root"} <= set(ids)
+    patch = schema["paths"]["/api/v1/rosters/{force_id}/"]["patch"]["requestBody"]
+    assert patch["content"]["application/json"]["schema"] == {
+        "$ref": "#/components/schemas/RosterDocumentPatch"
+    }
+    assert schema["components"]["schemas"]["RosterDocument"]["title"] == "RosterDocument"
+
+
+# --- the check of every answer can fail ---------------------------------------------------
+
+
+def answer(body):
+    return json.dumps(body).encode()
+
+
+def test_the_answer_check_finds_what_breaks_the_schema():
+    json_type = {"Content-Type": "application/json"}
+    first_page = {"count": 0, "next": None, "previous": None, "results": []}
+    assert problems_with("/api/v1/rosters/", "GET", 200, json_type, answer(first_page)) == []
+    wrong = {**first_page, "next": 3}
+    assert problems_with("/api/v1/rosters/", "GET", 200, json_type, answer(wrong))
+    unlisted = {"errors": [{"pointer": "", "code": "no-such-code", "message": "?"}]}
+    assert problems_with("/api/v1/rosters/", "POST", 400, json_type, answer(unlisted))
+    assert problems_with("/api/v1/rosters/", "GET", 418, json_type, answer(unlisted)) == [
+        "GET /api/v1/rosters/ 418: the status is not listed"
+    ]
+    created = {"Content-Type": "application/json"}
+    assert "POST /api/v1/campaigns/ 201: a 201 without Location" in problems_with(
+        "/api/v1/campaigns/", "POST", 201, created, answer({})
+    )
+
+
+def test_first_and_last_pages_and_answers_with_null_hold(alice):
+    """Through the hooked client: a first page is also the last (`next` and `previous`
+    null), and a refusal (a bad token) lists its code."""
+    api = signed_in(alice)
+    assert api.get("/api/v1/rosters/").json()["next"] is None
+    api.post("/api/v1/rosters/", legal_force(), format="json")
+    api.post("/api/v1/rosters/", legal_force(), format="json")
+    last = api.get("/api/v1/rosters/?limit=1&offset=1").json()
+    assert (last["next"], last["previous"] is not None) == (None, True)
+    refused = APIClient().get("/api/v1/rosters/", HTTP_AUTHORIZATION="Token nope")
+    assert [e["code"] for e in refused.json()["errors"]] == ["authentication-failed"]
