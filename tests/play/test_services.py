@@ -303,7 +303,7 @@ def test_plain_rolls_changes_activation_and_turns(campaign_battle, alice, bob):
         acting.change_figure(
             battle=battle, by=bob, change=Change(figure=f["1:Cat"], markers={"moon": 1})
         )
-    assert codes(error) == [("/marker", "unknown-marker")]
+    assert codes(error) == [("/markers/moon", "unknown-marker")]
     acting.roll_initiative(battle=battle, by=alice, rng=Dice(8, 3))
     assert battle.state["initiative"] == {"rolls": [[8, 3]], "bonuses": [0, 0], "winner": 0}
     view = selectors.battle_view(battle=battle)

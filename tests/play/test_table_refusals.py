@@ -401,6 +401,12 @@ REFUSALS = [
         [Problem("/status", "invalid", "Status is active, unconscious or out-of-action.")],
     ),
     (
+        "no such marker",
+        None,
+        changes(markers={"fortify": 1, "glow": 1}),
+        [Problem("/markers/glow", "unknown-marker", "No marker 'glow'.")],  # R12: where sent
+    ),
+    (
         "no such spell to forget",
         None,
         changes(forget="inspire"),
@@ -410,7 +416,7 @@ REFUSALS = [
         "no such item",
         None,
         changes(discard="smoke-grenade"),
-        [Problem("/item", "unknown-item", "Fay has no smoke-grenade to discard.")],
+        [Problem("/discard", "unknown-item", "Fay has no smoke-grenade to discard.")],
     ),
     (
         "nothing to change",
@@ -475,7 +481,7 @@ REFUSALS = [
         "too few dice",
         None,
         lambda b: b(table.state.roll, Roll(2), entered=[3]),
-        [Problem("/dice", "wrong-dice-count", "This roll takes 2 dice; 1 were entered.")],
+        [Problem("/dice", "wrong-dice-count", "This roll takes 2 dice; 1 was entered.")],
     ),
     (
         "too many dice",
@@ -530,7 +536,7 @@ REFUSALS = [
         "Climbing Gear not carried",
         None,
         lambda b: b(table.movement.jump, Jump("a", 3, discard_climbing_gear=True), faces=(6,)),
-        [Problem("/item", "unknown-item", "Ann has no Climbing Gear.")],
+        [Problem("/discard_climbing_gear", "unknown-item", "Ann has no Climbing Gear.")],
     ),
     # --- the turn (P1, P8) ----------------------------------------------------------------------
     (
