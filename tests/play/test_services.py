@@ -260,7 +260,7 @@ def test_heal_revive_and_jump(campaign_battle, alice, bob):
     assert battle.state["figures"][str(f["0:Ann"])]["hp"] == 8
     with pytest.raises(Invalid) as error:
         acting.heal(battle=battle, by=alice, healer=f["0:Ann"], target=f["0:Ann"])
-    assert codes(error) == [("/healer", "needs-equipment")]
+    assert codes(error) == [("/figure", "needs-equipment")]
     shoot(battle, bob, f["1:Ann"], f["0:Ann"], 12)  # 6 damage: Ann 2
     acting.no_transfer(battle, alice)
     shoot(battle, bob, f["1:Ann"], f["0:Ann"], 12)  # Unconscious

@@ -120,7 +120,7 @@ def test_angelic_healing_rolls_a_heal_that_heals_nothing_again(catalogue, faces,
         (
             False,
             UNCONSCIOUS,
-            Problem("/reviver", "needs-equipment", "Reviving needs a Medical Kit."),
+            Problem("/figure", "needs-equipment", "Reviving needs a Medical Kit."),
         ),
         (True, ACTIVE, Problem("/target", "figure-not-unconscious", "Fay is not Unconscious.")),
         (

@@ -248,20 +248,20 @@ REFUSALS = [
         "an Unconscious attacker",
         status("a", UNCONSCIOUS),
         shoots(),
-        [Problem("/attacker", "figure-not-active", "Ann is Unconscious and cannot act.")],
+        [Problem("/figure", "figure-not-active", "Ann is Unconscious and cannot act.")],
     ),
     (
         "no such attacker",
         None,
         lambda b: b.attack("x", "e", "ranged", "light-pistol", 6),
-        [Problem("/attacker", "not-found", "No figure x in this battle.")],
+        [Problem("/figure", "not-found", "No figure x in this battle.")],
     ),
     # --- Heal and Revive ("Other Actions") --------------------------------------------------
     (
         "a Heal without a Medical Kit",
         None,
         lambda b: b(table.recovery.heal, Recovery("f", "a"), faces=(6,)),
-        [Problem("/healer", "needs-equipment", "Healing needs a Medical Kit.")],
+        [Problem("/figure", "needs-equipment", "Healing needs a Medical Kit.")],
     ),
     (
         "a Heal on an Unconscious figure (Revive it)",
@@ -273,7 +273,7 @@ REFUSALS = [
         "an Unconscious healer",
         status("h", UNCONSCIOUS),
         lambda b: b(table.recovery.heal, Recovery("h", "f"), faces=(6,)),
-        [Problem("/healer", "figure-not-active", "Hal is Unconscious and cannot act.")],
+        [Problem("/figure", "figure-not-active", "Hal is Unconscious and cannot act.")],
     ),
     # --- spells (P4) ----------------------------------------------------------------------------
     (
@@ -391,7 +391,7 @@ REFUSALS = [
         "CA 0",
         lambda b: b.figures.update(a=figure("Ann", CA=0, spells=["inspire"])),
         casts("inspire"),
-        [Problem("/caster", "cannot-cast", "Ann has CA 0.")],
+        [Problem("/figure", "cannot-cast", "Ann has CA 0.")],
     ),
     # --- a declared change (P2) ---------------------------------------------------------------
     (

@@ -705,7 +705,7 @@ def test_a_player_acts_for_their_own_sides_figures(catalogue):
     declared = AttackDeclaration("e", "a", "ranged", "light-pistol")
     with pytest.raises(NotAllowed) as error:
         b(table.attacks.attack, declared, faces=(12,), player=0)
-    assert codes(error) == [("/attacker", "not-your-figure")]
+    assert codes(error) == [("/figure", "not-your-figure")]
     with pytest.raises(NotAllowed):
         b(table.state.change, table.state.Change("e", hp=3), player=0)
     b(table.attacks.attack, declared, faces=(1,), player=1)
