@@ -165,7 +165,7 @@ class WebhookListView(EventsApiView):
         operation_id="webhooks_partial_update",
         summary="Change a webhook's URL, kinds or active flag",
         description="Deactivated (`active: false`), it is sent nothing, queued tries included.",
-        parameters=[WEBHOOK_ID],
+        parameters=[WEBHOOK_ID, IDEMPOTENCY_KEY],
         request=serializers.WebhookPatchSerializer,
         responses={
             200: serializers.WebhookSerializer,
@@ -179,7 +179,7 @@ class WebhookListView(EventsApiView):
         operation_id="webhooks_destroy",
         summary="Delete a webhook and its delivery log",
         description="Nothing more is sent to it, queued tries included.",
-        parameters=[WEBHOOK_ID],
+        parameters=[WEBHOOK_ID, IDEMPOTENCY_KEY],
         responses={204: None, **NOT_FOUND, **COMMON_ERRORS},
         tags=["webhooks"],
     ),
@@ -190,11 +190,13 @@ class WebhookDetailView(EventsApiView):
     def get(self, request: Request, webhook_id: int) -> Response:
         return Response(self.get_serializer(self.get_webhook()).data)
 
+    @idempotent
     def patch(self, request: Request, webhook_id: int) -> Response:
         hook = self.get_webhook()
         services.update_webhook(webhook=hook, **self.body(serializers.WebhookPatchSerializer))
         return Response(self.get_serializer(hook).data)
 
+    @idempotent
     def delete(self, request: Request, webhook_id: int) -> Response:
         services.delete_webhook(webhook=self.get_webhook())
         return Response(status=204)

@@ -42,7 +42,7 @@ from rules.catalogue import (
 # stored evaluations as a change to the rules' data does. A test evaluates a fixed corpus
 # and fails when the answers change while this did not (tests/roster/test_engine_version.py
 # says how to move it).
-ENGINE_VERSION = 2
+ENGINE_VERSION = 3
 
 BASE_VALUES = (1, 2, 2, 3)  # R1: ME, RA, CA, DF get 3/2/2/1 in some order
 BASE_DF_BONUS = 6

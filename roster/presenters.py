@@ -5,7 +5,7 @@ URLs. Nothing here works out a cost or a rule; it reads the stored evaluation an
 """
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from django.urls import reverse
@@ -438,13 +438,31 @@ def purchase_confirmation(
     step: str, key: str, groups: tuple[options.OptionGroup, ...], money: Money
 ) -> Confirmation | None:
     """The question for buying `key` from `groups` (the step's options), or None when
-    it is not an option that can be bought now (its row says why)."""
+    there is nothing to ask: not an option that can be bought now (its row says why), or
+    more than the Resources left (`within_balance` says so on its row)."""
     option = next(
         (o for group in groups for o in group.options if o.key == key and o.available), None
     )
     if option is None or option.cost is None:
         return None
     return Confirmation(step=step, key=key, name=option.name, cost=option.cost, left=money.left)
+
+
+def within_balance(
+    groups: tuple[options.OptionGroup, ...], money: Money
+) -> tuple[options.OptionGroup, ...]:
+    """Between battles each purchase is paid from the ledger (R15, R17a): an option that
+    costs more than the Resources left says so on its row, as the ledger would refuse it,
+    instead of offering a button that cannot work."""
+
+    def judged(option: options.Option) -> options.Option:
+        if option.available and option.cost is not None and option.cost > money.left:
+            return replace(option, reason=f"Costs {option.cost}; {money.left} Resources left.")
+        return option
+
+    return tuple(
+        replace(group, options=tuple(judged(o) for o in group.options)) for group in groups
+    )
 
 
 # --- the member builder ------------------------------------------------------------------

@@ -61,6 +61,7 @@ from roster.presenters import (
     name_shared,
     purchase_confirmation,
     roll_outcome,
+    within_balance,
 )
 from rules import dice
 from rules.loader import get_catalogue
@@ -595,11 +596,18 @@ def _builder_context(
             )
         return form
 
-    purchase_groups = cache(
-        lambda: options.purchase_options(data, catalogue, between_battles=between_battles)
-    )
-    equipment_groups = cache(lambda: options.equipment_options(data, catalogue))
     money = cache(lambda: force_money(evaluation, policy.balance()))
+
+    def paid_from_ledger(groups: tuple[options.OptionGroup, ...]) -> tuple[Any, ...]:
+        """Between battles, what the ledger cannot pay is said on its row (R17a)."""
+        return within_balance(groups, money()) if between_battles else groups
+
+    purchase_groups = cache(
+        lambda: paid_from_ledger(
+            options.purchase_options(data, catalogue, between_battles=between_battles)
+        )
+    )
+    equipment_groups = cache(lambda: paid_from_ledger(options.equipment_options(data, catalogue)))
 
     def confirming() -> Confirmation | None:
         """The between-battles purchase `asking` names, to be confirmed on its row."""

@@ -862,7 +862,7 @@ def plan_declared(
     target is an enemy not Out of Action, the attacker may act; the markers and skills the
     state holds apply (`Context`)."""
     problems: list[Problem] = []
-    for where, fid in (("/attacker", d.attacker), ("/target", d.target)):
+    for where, fid in (("/figure", d.attacker), ("/target", d.target)):
         if str(fid) not in figures or str(fid) not in state["figures"]:
             problems.append(Problem(where, "not-found", f"No figure {fid} in this battle."))
     if problems:
@@ -871,7 +871,7 @@ def plan_declared(
     attacker, target = figures[attacker_id], figures[target_id]
     if state["figures"][attacker_id]["side"] == state["figures"][target_id]["side"]:
         raise Invalid("same-side", "Attack an enemy figure.", pointer="/target")
-    require_able(state, attacker_id, attacker, "/attacker")
+    require_able(state, attacker_id, attacker, "/figure")
     if state["figures"][target_id]["status"] == OUT_OF_ACTION:
         raise Invalid("figure-not-active", f"{target.name} is Out of Action.", pointer="/target")
     context = context_of(state, figures, attacker_id, target_id, d.situation.leader)
@@ -891,9 +891,9 @@ def attack(t: Table, d: AttackDeclaration) -> Outcome:
     """An attack (P2, P3): one die per attack the weapon makes (its rate of fire; two with
     a re-roll, P8), each resolved against the target in turn; damage, Unconscious, Out of
     Action; the defender's decisions wait (P9)."""
-    t.own(d.attacker, "/attacker")
+    t.own(d.attacker, "/figure")
     plan = plan_declared(t.state, t.figures, d, t.catalogue.equipment)
-    attacker_id, _ = t.actor(d.attacker, "/attacker")
+    attacker_id, _ = t.actor(d.attacker, "/figure")
     outcome = roll_attack(t, plan, attacker_id, str(d.target))
     outcome.detail["declaration"] = {
         "attacker": d.attacker,

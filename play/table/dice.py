@@ -27,7 +27,7 @@ def check_entered(dice: Sequence[object], count: int, where: str = "/dice") -> l
                 where,
                 "wrong-dice-count",
                 f"This roll takes {count} {'die' if count == 1 else 'dice'}; "
-                f"{len(dice)} were entered.",
+                f"{_entered(len(dice))}.",
             )
         )
     for i, die in enumerate(dice):
@@ -127,8 +127,12 @@ def _count_problem(needed: int, entered: int) -> Problem:
     return Problem(
         "/dice",
         "wrong-dice-count",
-        f"This roll takes {needed} {'die' if needed == 1 else 'dice'}; {entered} were entered.",
+        f"This roll takes {needed} {'die' if needed == 1 else 'dice'}; {_entered(entered)}.",
     )
+
+
+def _entered(count: int) -> str:
+    return f"{count} {'was' if count == 1 else 'were'} entered"
 
 
 def _faces(dice: Sequence[object], faces: int, start: int = 0) -> list[Problem]:

@@ -109,7 +109,11 @@ def jump(t: Table, d: Jump) -> Outcome:
     if d.discard_climbing_gear and (
         not figure.carries(CLIMBING_GEAR) or CLIMBING_GEAR in current["discarded"]
     ):
-        raise Invalid("unknown-item", f"{figure.name} has no Climbing Gear.", pointer="/item")
+        raise Invalid(
+            "unknown-item",
+            f"{figure.name} has no Climbing Gear.",
+            pointer="/discard_climbing_gear",
+        )
     plan = plan_jump(
         figure, d.distance, d.movement, discarded=current["discarded"], markers=current["markers"]
     )

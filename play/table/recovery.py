@@ -91,13 +91,13 @@ class Recovery:
 
 def heal(t: Table, d: Recovery) -> Outcome:
     """Heal (Medical Kit): 1d12 against the target's HP; the excess, up to the healer's FR."""
-    healer_id, healer = t.own(d.figure, "/healer")
+    healer_id, healer = t.own(d.figure, "/figure")
     target_id, target = t.figure(d.target, "/target")
-    require_able(t.state, healer_id, healer, "/healer")
+    require_able(t.state, healer_id, healer, "/figure")
     require_active(t.state, target_id, target.name, "/target")
     if not healer.carries(MEDICAL_KIT):
-        raise Invalid("needs-equipment", "Healing needs a Medical Kit.", pointer="/healer")
-    t.actor(d.figure, "/healer")
+        raise Invalid("needs-equipment", "Healing needs a Medical Kit.", pointer="/figure")
+    t.actor(d.figure, "/figure")
     rolls = t.dice.d12(1)
     state = t.state["figures"][target_id]
     fr = healer.stats["FR"]
@@ -117,16 +117,16 @@ def heal(t: Table, d: Recovery) -> Outcome:
 
 def revive(t: Table, d: Recovery) -> Outcome:
     """Revive (Medical Kit): 1d12 equal to or under the target's FR wakes it with 1 HP."""
-    reviver_id, reviver = t.own(d.figure, "/reviver")
+    reviver_id, reviver = t.own(d.figure, "/figure")
     target_id, target = t.figure(d.target, "/target")
-    require_able(t.state, reviver_id, reviver, "/reviver")
+    require_able(t.state, reviver_id, reviver, "/figure")
     if not reviver.carries(MEDICAL_KIT):
-        raise Invalid("needs-equipment", "Reviving needs a Medical Kit.", pointer="/reviver")
+        raise Invalid("needs-equipment", "Reviving needs a Medical Kit.", pointer="/figure")
     if t.state["figures"][target_id]["status"] != UNCONSCIOUS:
         raise Invalid(
             "figure-not-unconscious", f"{target.name} is not Unconscious.", pointer="/target"
         )
-    t.actor(d.figure, "/reviver")
+    t.actor(d.figure, "/figure")
     rolls = t.dice.d12(1)
     fr = target.stats["FR"]
     revived = revives(rolls[0], fr)

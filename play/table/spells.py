@@ -172,7 +172,7 @@ def plan_spell(
         ca += 1
     dice = clamp_active(ca - statistic_penalty)
     if dice < 1:
-        problems.append(Problem("/caster", "cannot-cast", f"{caster.name} has CA 0."))
+        problems.append(Problem("/figure", "cannot-cast", f"{caster.name} has CA 0."))
     if problems:
         raise Invalid.of(problems)
     # Difficulty: the text's "Difficulty" modifiers are carried as "DF" lines, as numbers.
@@ -347,7 +347,7 @@ def plan_declared(
     """
     caster_id = str(d.caster)
     if caster_id not in figures or caster_id not in state["figures"]:
-        raise Invalid("not-found", f"No figure {d.caster} in this battle.", pointer="/caster")
+        raise Invalid("not-found", f"No figure {d.caster} in this battle.", pointer="/figure")
     caster, current = figures[caster_id], state["figures"][caster_id]
     spell = catalogue_spell(spells, d.spell)
     problems: list[Problem] = []
@@ -416,7 +416,7 @@ def cast_spell(t: Table, d: Cast) -> Outcome:
 
     Long because each outcome of P4 and P7 is applied in one place, side by side.
     """
-    caster_id, caster = t.own(d.caster, "/caster")
+    caster_id, caster = t.own(d.caster, "/figure")
     spell = catalogue_spell(t.catalogue.spells, d.spell)
     plan = plan_declared(t.state, t.figures, d, t.catalogue.spells)
     target_id = caster_id if d.target is None else t.figure(d.target, "/target")[0]
@@ -430,7 +430,7 @@ def cast_spell(t: Table, d: Cast) -> Outcome:
             f"know {d.forget!r}.",
             pointer="/forget",
         )
-    t.actor(d.caster, "/caster")
+    t.actor(d.caster, "/figure")
     eagle_eye = remove_markers(t.state, caster_id, EAGLE_EYE)
     rolls = t.dice.d12(plan.dice)
     result = cast(plan, rolls)

@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, NotRequired, TypedDict, cast
 
-from dbd_site.errors import Invalid, NotAllowed
+from dbd_site.errors import Invalid, NotAllowed, pointer
 from play.table.dice import Dice
 from play.table.figures import (
     ACTIVE,
@@ -315,7 +315,9 @@ def discard_item(
     whether it went, and words for an Endless Pockets roll ("" without one)."""
     current = figure_state(state, fid, "/figure")
     if item not in ONE_USE_ITEMS or not figure.carries(item) or item in current["discarded"]:
-        raise Invalid("unknown-item", f"{figure.name} has no {item} to discard.", pointer="/item")
+        raise Invalid(
+            "unknown-item", f"{figure.name} has no {item} to discard.", pointer="/discard"
+        )
     if figure.has(ENDLESS_POCKETS):
         die = dice.d12(1)[0]
         if die >= ENDLESS_POCKETS_KEEPS:
@@ -579,9 +581,13 @@ def change(t: Table, d: Change) -> Outcome:
             state["status"] = d.status
             events.append({"figure": fid, "status": d.status, "by": None})
             said.append(status_words(d.status))
-    for i, (marker, count) in enumerate(d.markers.items()):
+    for marker, count in d.markers.items():
+        # R12: where it was sent, `markers` being an object of marker -> count.
+        where = pointer("markers", marker)
+        if marker not in MARKERS:
+            raise Invalid("unknown-marker", f"No marker {marker!r}.", pointer=where)
         if isinstance(count, bool) or not isinstance(count, int) or not -9 <= count <= 9:
-            raise Invalid("invalid", "Add -9 to 9 markers.", pointer=f"/markers/{i}")
+            raise Invalid("invalid", "Add -9 to 9 markers.", pointer=where)
         add_markers(t.state, fid, marker, count)
         said.append(f"{count:+d} {MARKERS[marker]}")
     at_the_table = ""

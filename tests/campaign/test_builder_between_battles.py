@@ -85,6 +85,15 @@ def test_a_purchase_the_balance_cannot_pay_changes_nothing(client, alice, fought
     answer = _edit(client, force, ann, "equipment-add", {"add": "tool-kit"})
     assert answer.status_code == 400
     assert "this costs 10" in answer.content.decode()
+    # The row says so before any tap, with no button; nothing is asked about it.
+    page = client.get(reverse("roster:member", args=[force.pk, ann.pk]) + "?step=equipment")
+    row = re.search(r'<tr data-anchor="option-tool-kit".*?</tr>', page.content.decode(), re.S)[0]
+    assert '<span class="reason">Costs 10; 0 Resources left.</span>' in row
+    assert "<button" not in row
+    url = reverse("roster:member_edit", args=[force.pk, ann.pk, "equipment-add"])
+    first = client.post(url, {"add": "tool-kit"}, HTTP_HX_REQUEST="true")
+    assert "confirm beside it" not in first.content.decode()
+    assert "Costs 10; 0 Resources left." in first.content.decode()
     ann.refresh_from_db()
     assert "tool-kit" not in ann.equipment
     assert Force.objects.get(pk=force.pk).version == version

@@ -1242,6 +1242,34 @@ def test_a_skill_line_s_own_pick_button_picks_from_its_table(
     ]
 
 
+def test_a_rolled_level_up_of_an_owned_skill_offers_a_free_pick(
+    client, campaign, alice, red, levelled, monkeypatch
+):
+    """The roll lands on Catfall, which Ann bought between battles: she picks any of the
+    roll's choices, free, from the builder's own list (R5)."""
+    login(client, alice)
+    buy = reverse("roster:member_edit", args=[red.force_id, levelled.pk, "purchase-add"])
+    key = "skill:movement/catfall"
+    assert client.post(buy, {"add": key, "confirmed": key}).status_code == 302
+    monkeypatch.setattr("rules.dice.server_dice", lambda: ScriptedDice(1))
+    url = level_up_url(campaign, red, levelled)
+    assert client.post(url, {"advancement": "4"}).status_code == 302
+    page = html(client.get(url))
+    assert "pick any of these, free (R5)" in page
+    assert 'name="roll-skill" value="movement/wall-run" id="free-roll-' in page
+    assert 'value="movement/catfall" id="free-roll-' not in page
+    response = client.post(
+        level_up_url(campaign, red, levelled, roll=True),
+        {
+            "roll-action": "free-pick",
+            "roll-slot": "level_ups/0",
+            "roll-skill": "movement/wall-run",
+        },
+    )
+    assert response.status_code == 302
+    assert member(red, "Ann").level_ups[0]["skill"] == "movement/wall-run"
+
+
 def test_bad_level_ups_are_explained(client, campaign, alice, red, levelled):
     url = level_up_url(campaign, red, levelled)
     before = state()

@@ -5,7 +5,9 @@ production settings (SSRF)."""
 import pytest
 from django.contrib.auth.models import User
 from django.test import override_settings
+from rest_framework.test import APIClient
 
+from accounts.tokens import create_api_token
 from events import delivery, services
 from events.models import Delivery, Webhook
 from tests.campaign.conftest import api_problems
@@ -157,3 +159,28 @@ def test_the_admin_shows_hooks_and_their_log_but_never_a_secret(alice, client, r
         answer = client.get(page)
         assert answer.status_code == 200, page
         assert hook.secret not in answer.content.decode(), page
+
+
+def test_a_read_only_token_reads_the_feed_and_hooks_but_registers_none(alice):
+    _, raw = create_api_token(user=alice, name="dashboard", read_only=True)
+    reader = APIClient()
+    reader.credentials(HTTP_AUTHORIZATION=f"Token {raw}")
+    assert reader.get("/api/v1/events/").status_code == 200
+    assert reader.get(URL).status_code == 200
+    refused = register(reader)
+    assert (refused.status_code, api_problems(refused)) == (403, [("", "read-only-token")])
+    assert not Webhook.objects.exists()
+
+
+def test_a_registration_sent_again_with_its_key_makes_one_hook(alice):
+    client = signed_in(alice)
+    body = {"url": "https://tool.example/hook", "kinds": ["invited"]}
+    first = client.post(URL, body, format="json", HTTP_IDEMPOTENCY_KEY="hook-1")
+    again = client.post(URL, body, format="json", HTTP_IDEMPOTENCY_KEY="hook-1")
+    assert (first.status_code, again.status_code, again["Idempotent-Replayed"]) == (
+        201,
+        201,
+        "true",
+    )
+    assert again.json() == first.json()
+    assert Webhook.objects.count() == 1

@@ -139,7 +139,7 @@ def test_act_refusals_change_nothing(campaign_battle, alice_api):
         (
             {"type": "change", "figure": f["0:Ann"], "markers": {"moon": 1}},
             400,
-            "/marker",
+            "/markers/moon",
             "unknown-marker",
         ),
     ]:

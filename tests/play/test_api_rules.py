@@ -202,7 +202,7 @@ def test_a_player_acts_for_their_own_figures_only(battle, f, alice_api, bob_api)
     refused = shoot(
         alice_api, battle, f["1:Cat"], f["0:Ann"], 12, weapon="submachine-gun", status=403
     )
-    assert errors(refused) == [("/attacker", "not-your-figure")]
+    assert errors(refused) == [("/figure", "not-your-figure")]
     refused = post(alice_api, battle, {"type": "change", "figure": f["1:Cat"], "hp": 1}, 403)
     assert errors(refused) == [("/figure", "not-your-figure")]
     battle.refresh_from_db()

@@ -260,7 +260,7 @@ def test_heal_revive_and_jump(campaign_battle, alice, bob):
     assert battle.state["figures"][str(f["0:Ann"])]["hp"] == 8
     with pytest.raises(Invalid) as error:
         acting.heal(battle=battle, by=alice, healer=f["0:Ann"], target=f["0:Ann"])
-    assert codes(error) == [("/healer", "needs-equipment")]
+    assert codes(error) == [("/figure", "needs-equipment")]
     shoot(battle, bob, f["1:Ann"], f["0:Ann"], 12)  # 6 damage: Ann 2
     acting.no_transfer(battle, alice)
     shoot(battle, bob, f["1:Ann"], f["0:Ann"], 12)  # Unconscious
@@ -303,7 +303,7 @@ def test_plain_rolls_changes_activation_and_turns(campaign_battle, alice, bob):
         acting.change_figure(
             battle=battle, by=bob, change=Change(figure=f["1:Cat"], markers={"moon": 1})
         )
-    assert codes(error) == [("/marker", "unknown-marker")]
+    assert codes(error) == [("/markers/moon", "unknown-marker")]
     acting.roll_initiative(battle=battle, by=alice, rng=Dice(8, 3))
     assert battle.state["initiative"] == {"rolls": [[8, 3]], "bonuses": [0, 0], "winner": 0}
     view = selectors.battle_view(battle=battle)

@@ -588,7 +588,7 @@ def test_unknown_forgotten_and_dragon_slayer(catalogue):
         table.spells.plan_spell(
             figure("Z", CA=0, spells=["healing-spring"]), catalogue.spells["healing-spring"]
         )
-    assert codes(error) == [("/caster", "cannot-cast")]
+    assert codes(error) == [("/figure", "cannot-cast")]
 
 
 @settings(max_examples=40, deadline=None)

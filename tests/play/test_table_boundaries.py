@@ -120,7 +120,7 @@ def test_angelic_healing_rolls_a_heal_that_heals_nothing_again(catalogue, faces,
         (
             False,
             UNCONSCIOUS,
-            Problem("/reviver", "needs-equipment", "Reviving needs a Medical Kit."),
+            Problem("/figure", "needs-equipment", "Reviving needs a Medical Kit."),
         ),
         (True, ACTIVE, Problem("/target", "figure-not-unconscious", "Fay is not Unconscious.")),
         (
@@ -228,7 +228,7 @@ def test_more_than_9_markers_at_once_are_refused(catalogue, count):
     b = ward(catalogue)
     with pytest.raises(Invalid) as error:
         b(table.state.change, Change("f", markers={"inspire": 1, "fortify": count}))
-    assert problems(error) == [Problem("/markers/1", "invalid", "Add -9 to 9 markers.")]
+    assert problems(error) == [Problem("/markers/fortify", "invalid", "Add -9 to 9 markers.")]
     assert b["f"]["markers"] == {}
 
 
@@ -661,3 +661,173 @@ def test_a_jump_is_0_to_36_inches(catalogue, distance, face, words):
     b = caster_of(catalogue, "inspire")
     jumped = b(table.movement.jump, table.movement.Jump("a", distance), faces=(face,))
     assert jumped.words == words
+
+
+# --- Exploit Weakness and Friendship (P3) ----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("hp", "die", "after", "said"),
+    [
+        (10, 4, (10, ACTIVE), "Exploit Weakness: rolled 4, over ME."),
+        (10, 3, (9, ACTIVE), "Exploit Weakness: rolled 3, at or under ME: 1 damage."),
+        (1, 3, (0, UNCONSCIOUS), "Exploit Weakness: rolled 3, at or under ME: 1 damage. "
+         "Tom is Unconscious."),
+    ],
+)  # fmt: skip
+def test_exploit_weakness_on_success_rating_0_at_or_under_me(catalogue, hp, die, after, said):
+    """ "If the student gets a Success Rating of 0 in a melee attack, roll 1d12. If the
+    result is less than or equal to their ME statistic the target takes 1HP damage"."""
+    ava = figure("Ava", ME=3, skills=[table.figures.EXPLOIT_WEAKNESS], equipment=["hand-weapon"])
+    b = Battle(catalogue, a=(0, ava), t=(1, figure("Tom", DF=10)))
+    b["t"]["hp"] = hp
+    attacked = b.attack("a", "t", "melee", "hand-weapon", 7, die)  # 7 + ME 3: Success Rating 0
+    assert attacked.words.endswith(said)
+    assert attacked.detail["check"] == {"kind": "exploit-weakness", "die": die}
+    assert (b["t"]["hp"], b["t"]["status"]) == after
+    events = [{"figure": "t", "status": UNCONSCIOUS, "by": "a"}] if after[1] != ACTIVE else []
+    assert attacked.events == events
+
+
+def test_every_refused_transfer_is_named_at_once():
+    """P3: each friend takes at most its FR, at least 1, once, and only while active; the
+    transfers move no more than the attack dealt (R12: every problem at once)."""
+    fay = table.damage.Recipient("Fay", 2, 3)
+    with pytest.raises(Invalid) as error:
+        table.damage.check_transfers(
+            4,
+            [
+                fay,
+                fay,
+                table.damage.Recipient("Gus", 5, 0),
+                table.damage.Recipient("Hal", 5, 1, status=UNCONSCIOUS),
+            ],
+        )
+    assert problems(error) == [
+        Problem("/transfers/0", "invalid-transfer", "Fay may take at most 2 damage (FR 2)."),
+        Problem("/transfers/1", "invalid-transfer", "Fay is named twice."),
+        Problem("/transfers/1", "invalid-transfer", "Fay may take at most 2 damage (FR 2)."),
+        Problem("/transfers/2", "invalid-transfer", "A transfer moves at least 1 damage."),
+        Problem("/transfers/3", "invalid-transfer", "Hal is not active and takes no damage."),
+        Problem("/transfers", "invalid-transfer", "7 damage transferred, but only 4 was dealt."),
+    ]
+    assert table.damage.check_transfers(4, [table.damage.Recipient("Fay", 2, 2)]) == 2
+
+
+def test_a_transfer_goes_to_an_active_targets_friends_only():
+    state = table.state.new_state(
+        {"a": (0, figure("A")), "t": (1, figure("T")), "f": (1, figure("F"))}
+    )
+    hit = table.damage.AttackResult(12, 12, 3, True, 3, "")
+    for fid in ("a", "t"):  # the attacker's side; the target itself
+        with pytest.raises(Invalid) as error:
+            table.damage.apply_attack(
+                decoded(state), figure("A"), "a", "t", [hit], None, ranged=True,
+                recipients=[(fid, table.damage.Recipient("X", 5, 1))],
+            )  # fmt: skip
+        assert problems(error) == [
+            Problem("/transfers/0", "other-side", "X is not a friend of the target.")
+        ]
+    state["figures"]["t"]["status"] = UNCONSCIOUS
+    with pytest.raises(Invalid) as error:
+        table.damage.apply_attack(
+            decoded(state), figure("A"), "a", "t", [hit], None, ranged=True,
+            recipients=[("f", table.damage.Recipient("F", 5, 1))],
+        )  # fmt: skip
+    assert problems(error) == [
+        Problem(
+            "/transfers",
+            "nothing-to-transfer",
+            "Only an active figure that takes damage transfers it.",
+        )
+    ]
+
+
+# --- the needed roll in words, and what a capped attack may deal (P2, P3) -------------------
+
+
+@pytest.mark.parametrize(
+    ("df", "words"),
+    [(4, "hits on any roll"), (5, "hits on any roll"), (6, "needs 2+"), (16, "needs 12+"),
+     (17, "cannot hit (needs 13)")],
+)  # fmt: skip
+def test_the_needed_roll_in_words(catalogue, df, words):
+    """ME 4 against DF `df`: needs DF - 4; 1 or less hits on any roll, 13 or more never."""
+    attack = table.attacks.plan_attack(
+        figure(ME=4, equipment=["simple-weapon"]),
+        figure("T", DF=df),
+        "melee",
+        "simple-weapon",
+        equipment=catalogue.equipment,
+    )
+    assert attack.needed_words() == words
+
+
+def test_hidden_explosives_expected_damage_is_capped_at_2(catalogue):
+    """ "This attack cannot inflict more than 2HP damage": RA 4 against DF 8 needs 4; the
+    Success Rating is 1 on a 5 and 2 or more on 6 to 12."""
+    attack = table.attacks.plan_attack(
+        figure(RA=4, skills=[table.figures.HIDDEN_EXPLOSIVES]),
+        figure("T", DF=8),
+        "ranged",
+        table.figures.HIDDEN_EXPLOSIVES,
+        equipment=catalogue.equipment,
+    )
+    assert attack.expected_damage == Fraction(1 * 1 + 2 * 7, 12)
+    assert table.attacks.resolve_attack(attack, 12).damage == 2
+
+
+# --- a cast's own modifiers (P4) -------------------------------------------------------------
+
+
+def test_a_leader_sealed_power_and_fatigue_change_a_casts_dice(catalogue):
+    """Leadership: the leader's CA for the caster's; Terrifying Sealed Power +1; Sudden
+    Fatigue -1 a marker; never more than 5 dice."""
+    caster = figure("Ava", CA=2, spells=["inspire"], skills=[table.figures.SEALED_POWER])
+    leader = figure("Leo", CA=5)
+    plan = table.spells.plan_spell(
+        caster, catalogue.spells["inspire"], leader=leader, sealed_power=True, statistic_penalty=1
+    )
+    assert (plan.dice, plan.difficulty) == (5, 6)
+    assert [m.words() for m in plan.modifiers] == [
+        "Sudden Fatigue: -1 statistic",
+        "Leadership (Leo's CA): +3 statistic",
+        "Terrifying Sealed Power: +1 statistic",
+    ]
+    with pytest.raises(Invalid) as error:
+        table.spells.plan_spell(
+            figure("Ava", CA=2, spells=["inspire"]), catalogue.spells["inspire"], sealed_power=True
+        )
+    assert problems(error) == [Problem("/sealed_power", "skill-missing", "Ava lacks that skill.")]
+
+
+# --- the record (P6) ---------------------------------------------------------------------------
+
+
+def test_the_record_credits_an_enemy_of_either_side_never_a_friend():
+    """P6: "who took whom Out of Action" counts an enemy's hit, whichever side it is on; a
+    friend's hit (a Blast, Dragon Slayer) or none (Determination) takes nobody's credit."""
+    state = table.state.new_state(
+        {
+            "a": (0, figure("A")),
+            "f": (0, figure("F")),
+            "b": (1, figure("B")),
+            "c": (1, figure("C")),
+        }
+    )
+    events = [
+        {"figure": "a", "status": OUT_OF_ACTION, "by": "b"},  # side 1 takes side 0's
+        {"figure": "f", "status": OUT_OF_ACTION, "by": "a"},  # a friend's hit
+        {"figure": "c", "status": OUT_OF_ACTION, "by": None},
+    ]
+    record = table.record.record_from(decoded(state), events)
+    assert [record[fid].enemies_out_of_action for fid in "afbc"] == [0, 0, 1, 0]
+    assert [record[fid].out_of_action for fid in "afbc"] == [True, True, False, True]
+
+
+def test_only_a_transfer_amends_an_earlier_line():
+    """A line that is not a transfer replaces no attack's events, whatever its details."""
+    logged = table.record.Logged
+    attack = logged(2, "attack", {}, [{"figure": "t", "status": UNCONSCIOUS, "by": "a"}])
+    other = logged(3, "change", {"amends": 2, "figures": ["t"]}, [])
+    assert table.record.effective_events([attack, other]) == attack.events

@@ -248,20 +248,20 @@ REFUSALS = [
         "an Unconscious attacker",
         status("a", UNCONSCIOUS),
         shoots(),
-        [Problem("/attacker", "figure-not-active", "Ann is Unconscious and cannot act.")],
+        [Problem("/figure", "figure-not-active", "Ann is Unconscious and cannot act.")],
     ),
     (
         "no such attacker",
         None,
         lambda b: b.attack("x", "e", "ranged", "light-pistol", 6),
-        [Problem("/attacker", "not-found", "No figure x in this battle.")],
+        [Problem("/figure", "not-found", "No figure x in this battle.")],
     ),
     # --- Heal and Revive ("Other Actions") --------------------------------------------------
     (
         "a Heal without a Medical Kit",
         None,
         lambda b: b(table.recovery.heal, Recovery("f", "a"), faces=(6,)),
-        [Problem("/healer", "needs-equipment", "Healing needs a Medical Kit.")],
+        [Problem("/figure", "needs-equipment", "Healing needs a Medical Kit.")],
     ),
     (
         "a Heal on an Unconscious figure (Revive it)",
@@ -273,7 +273,7 @@ REFUSALS = [
         "an Unconscious healer",
         status("h", UNCONSCIOUS),
         lambda b: b(table.recovery.heal, Recovery("h", "f"), faces=(6,)),
-        [Problem("/healer", "figure-not-active", "Hal is Unconscious and cannot act.")],
+        [Problem("/figure", "figure-not-active", "Hal is Unconscious and cannot act.")],
     ),
     # --- spells (P4) ----------------------------------------------------------------------------
     (
@@ -391,7 +391,7 @@ REFUSALS = [
         "CA 0",
         lambda b: b.figures.update(a=figure("Ann", CA=0, spells=["inspire"])),
         casts("inspire"),
-        [Problem("/caster", "cannot-cast", "Ann has CA 0.")],
+        [Problem("/figure", "cannot-cast", "Ann has CA 0.")],
     ),
     # --- a declared change (P2) ---------------------------------------------------------------
     (
@@ -399,6 +399,12 @@ REFUSALS = [
         None,
         changes(status="asleep"),
         [Problem("/status", "invalid", "Status is active, unconscious or out-of-action.")],
+    ),
+    (
+        "no such marker",
+        None,
+        changes(markers={"fortify": 1, "glow": 1}),
+        [Problem("/markers/glow", "unknown-marker", "No marker 'glow'.")],  # R12: where sent
     ),
     (
         "no such spell to forget",
@@ -410,7 +416,7 @@ REFUSALS = [
         "no such item",
         None,
         changes(discard="smoke-grenade"),
-        [Problem("/item", "unknown-item", "Fay has no smoke-grenade to discard.")],
+        [Problem("/discard", "unknown-item", "Fay has no smoke-grenade to discard.")],
     ),
     (
         "nothing to change",
@@ -475,7 +481,7 @@ REFUSALS = [
         "too few dice",
         None,
         lambda b: b(table.state.roll, Roll(2), entered=[3]),
-        [Problem("/dice", "wrong-dice-count", "This roll takes 2 dice; 1 were entered.")],
+        [Problem("/dice", "wrong-dice-count", "This roll takes 2 dice; 1 was entered.")],
     ),
     (
         "too many dice",
@@ -530,7 +536,7 @@ REFUSALS = [
         "Climbing Gear not carried",
         None,
         lambda b: b(table.movement.jump, Jump("a", 3, discard_climbing_gear=True), faces=(6,)),
-        [Problem("/item", "unknown-item", "Ann has no Climbing Gear.")],
+        [Problem("/discard_climbing_gear", "unknown-item", "Ann has no Climbing Gear.")],
     ),
     # --- the turn (P1, P8) ----------------------------------------------------------------------
     (

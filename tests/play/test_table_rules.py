@@ -152,7 +152,7 @@ def test_climbing_gear_discarded_to_pass_gives_no_bonus_afterwards(catalogue):
     assert b["g"]["hp"] == 9  # 6 is one short of 7
     with pytest.raises(Invalid) as error:
         b(table.movement.jump, table.movement.Jump("g", 6, discard_climbing_gear=True))
-    assert codes(error) == [("/item", "unknown-item")]
+    assert codes(error) == [("/discard_climbing_gear", "unknown-item")]
 
 
 def test_endless_pockets_keeps_an_item_on_nine_or_more(catalogue):
@@ -705,7 +705,7 @@ def test_a_player_acts_for_their_own_sides_figures(catalogue):
     declared = AttackDeclaration("e", "a", "ranged", "light-pistol")
     with pytest.raises(NotAllowed) as error:
         b(table.attacks.attack, declared, faces=(12,), player=0)
-    assert codes(error) == [("/attacker", "not-your-figure")]
+    assert codes(error) == [("/figure", "not-your-figure")]
     with pytest.raises(NotAllowed):
         b(table.state.change, table.state.Change("e", hp=3), player=0)
     b(table.attacks.attack, declared, faces=(1,), player=1)

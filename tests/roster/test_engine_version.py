@@ -38,7 +38,7 @@ class Recorded(NamedTuple):
 
 
 # The corpus's answers as last recorded. See `how_to_record` when this test fails.
-RECORDED = Recorded(engine_version=2, rules_content="3bf74c6945007db6", answers="8198193df52f8a09")
+RECORDED = Recorded(engine_version=3, rules_content="3bf74c6945007db6", answers="cead9654ae75d324")
 
 
 def _skill(line: int, skill: str, **more: Any) -> dict[str, Any]:
