@@ -1,5 +1,6 @@
 """Rendering shared by the HTML views: a whole page, or for htmx just a partial of it."""
 
+import json
 import re
 from typing import Any
 
@@ -65,3 +66,13 @@ def add_refusal_to_form(form: Any, error: DomainError, fields: dict[str, str]) -
             None,
         )
         form.add_error(field, problem.message)
+
+
+def json_download(document: Any, filename: str) -> HttpResponse:
+    """A JSON document as a file to save (an export): indented, UTF-8, named `filename`."""
+    response = HttpResponse(
+        json.dumps(document, indent=2, ensure_ascii=False) + "\n",
+        content_type="application/json; charset=utf-8",
+    )
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response

@@ -8,7 +8,6 @@ data becomes the member's new JSON in `roster.changes`. htmx requests get partia
 everything works as plain HTML forms (POST, then redirect) without JavaScript.
 """
 
-import json
 import re
 from collections.abc import Callable
 from functools import cache
@@ -31,7 +30,13 @@ from django_htmx.http import trigger_client_event
 from dbd_site.compression import shows_secret
 from dbd_site.errors import DomainError
 from dbd_site.inputs import is_whole_number
-from dbd_site.rendering import add_refusal_to_form, is_htmx, refusal_messages, render_page
+from dbd_site.rendering import (
+    add_refusal_to_form,
+    is_htmx,
+    json_download,
+    refusal_messages,
+    render_page,
+)
 from idempotency.decorators import idempotent
 from roster import cache_keys, engine, member_rows, options, selectors, services
 from roster.changes import ASKED_BETWEEN_BATTLES, BETWEEN_BATTLES, CHANGES, Rejected
@@ -452,13 +457,7 @@ def force_share(request: HttpRequest, force_id: int) -> HttpResponse:
 def force_export(request: HttpRequest, force_id: int) -> HttpResponse:
     force = _force(request, force_id)
     document = selectors.force_document(force=force)
-    filename = f"{slugify(force.name) or 'force'}.dbd-roster.json"
-    response = HttpResponse(
-        json.dumps(document, indent=2, ensure_ascii=False) + "\n",
-        content_type="application/json; charset=utf-8",
-    )
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
-    return response
+    return json_download(document, f"{slugify(force.name) or 'force'}.dbd-roster.json")
 
 
 @login_required

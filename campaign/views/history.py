@@ -1,7 +1,5 @@
 """What a campaign has been: its charts, its log, its export."""
 
-import json
-
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
@@ -12,7 +10,7 @@ from django.views.decorators.http import require_safe
 from campaign import charts, exports, selectors
 from campaign.presenters import ForceXP, table_rows
 from campaign.views.common import LOG_PAGE_SIZE, _base, _campaign, _forbidden, _is_organiser
-from dbd_site.rendering import is_htmx, render_page
+from dbd_site.rendering import is_htmx, json_download, render_page
 
 # --- charts, log, export -------------------------------------------------------------------
 
@@ -81,10 +79,4 @@ def export(request: HttpRequest, campaign_id: int) -> HttpResponse:
     if not _is_organiser(request, campaign):
         return _forbidden(request, campaign, "Only the organiser can export the campaign.")
     document = exports.export_campaign(campaign=campaign)
-    filename = f"{slugify(campaign.name) or 'campaign'}.dbd-campaign.json"
-    response = HttpResponse(
-        json.dumps(document, indent=2, ensure_ascii=False) + "\n",
-        content_type="application/json; charset=utf-8",
-    )
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
-    return response
+    return json_download(document, f"{slugify(campaign.name) or 'campaign'}.dbd-campaign.json")
