@@ -33,6 +33,7 @@ PYTEST_XDIST ?= -n auto
 
 CHROMIUM := /usr/bin/chromium
 WRK := /usr/bin/wrk
+NGINX := /usr/sbin/nginx
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_INSTALL := $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y
 
@@ -113,10 +114,10 @@ mutation: $(STAMP)
 	$(BIN)/python scripts/mutation.py $(MUTATION_ARGS)
 
 # Need PostgreSQL on 127.0.0.1:5432 (BENCH_DATABASE_URL to change it) and Redis
-# (BENCH_REDIS_URL); make and drop dbd_bench; install wrk and chromium from Debian if
+# (BENCH_REDIS_URL); make and drop dbd_bench; install wrk, nginx and chromium from Debian if
 # missing. BENCH_ARGS passes options, e.g. `make bench BENCH_ARGS=--quick`; with --profile,
 # pyinstrument is installed into .venv if missing.
-bench: $(STAMP) $(WRK) $(CHROMIUM)
+bench: $(STAMP) $(WRK) $(NGINX) $(CHROMIUM)
 	mkdir -p var
 	@if [[ " $(BENCH_ARGS) " == *" --profile "* ]] && ! $(BIN)/python -c 'import pyinstrument' 2>/dev/null; then \
 		$(BIN)/python -m pip install --quiet pyinstrument; \
@@ -136,6 +137,10 @@ two-servers: $(STAMP)
 $(WRK):
 	$(SUDO) apt-get update
 	$(APT_INSTALL) wrk
+
+$(NGINX):
+	$(SUDO) apt-get update
+	$(APT_INSTALL) nginx
 
 clean:
 	rm -rf $(VENV) staticfiles build *.egg-info test-results .pytest_cache .ruff_cache \
