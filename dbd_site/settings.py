@@ -358,7 +358,20 @@ SPECTACULAR_SETTINGS = {
 # Background tasks (django-tasks, Django's tasks framework): webhook deliveries. The
 # database backend by default, worked by `manage.py db_worker` (`make run` starts one;
 # docker-compose runs it as the `worker` service). docs/events.md, "The worker".
-TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
+# TASKS_QUEUE_URL (a Redis URL) queues them in Redis instead, through RQ
+# (`django-tasks-rq`), worked by `manage.py rqworker` on any number of servers.
+TASKS_QUEUE_URL = env_str("TASKS_QUEUE_URL", default="")
+if TASKS_QUEUE_URL:
+    if not TASKS_QUEUE_URL.startswith(("redis://", "rediss://", "unix://")):
+        # Not echoed: the URL may carry Redis's password.
+        raise ImproperlyConfigured(
+            "TASKS_QUEUE_URL must be a Redis URL (redis://, rediss:// or unix://)."
+        )
+    INSTALLED_APPS += ["django_rq", "django_tasks_rq"]
+    RQ_QUEUES = {"default": {"URL": TASKS_QUEUE_URL}}
+    TASKS = {"default": {"BACKEND": "django_tasks_rq.RQBackend", "QUEUES": ["default"]}}
+else:
+    TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
 
 # Webhooks (docs/events.md): each try waits on the receiver at most this long in all
 # (seconds); a failed event is tried up to this many times, with exponential backoff.
