@@ -377,6 +377,8 @@ else:
 # (seconds); a failed event is tried up to this many times, with exponential backoff.
 WEBHOOK_TIMEOUT = 10
 WEBHOOK_MAX_TRIES = 8
+# A rotated secret goes on signing beside the new one this long (docs/events.md).
+WEBHOOK_SECRET_GRACE_HOURS = 24
 # SSRF: a production site sends webhooks to public addresses over https only
 # (`events.addresses`); DEBUG (`make run`) and the tests let loopback receivers through.
 WEBHOOK_ALLOW_PRIVATE_ADDRESSES = DEBUG

@@ -34,6 +34,7 @@ def test_a_hook_is_registered_and_its_secret_shown_once(alice):
         "kinds": ["invited", "battle-voided"],  # the declared order
         "active": True,
         "created": body["created"],
+        "previous_secret_expires_at": None,
         "secret": hook.secret,
     }
     assert (hook.secret[:6], len(hook.secret) > 40) == ("whsec_", True)
