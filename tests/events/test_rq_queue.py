@@ -5,7 +5,8 @@ Redis of 127.0.0.1:6379 (CI starts it), in a database number of its own.
 
 RQ holds a retry in its scheduled-job registry until its time, and the scheduler of the
 worker (`--with-scheduler`) moves it to the queue once that time has come. Here the
-scheduler's clock is set to the retry's time, so nothing sleeps.
+scheduler's clock is set to the retry's time, so nothing sleeps. One test runs the
+documented `manage.py rqworker` command itself, in a process of its own.
 """
 
 import json
@@ -19,6 +20,7 @@ from pathlib import Path
 import django_rq
 import pytest
 import rq.scheduler
+from django.db import connection
 from django.test import override_settings
 from django_tasks_rq import Job
 from redis.exceptions import ConnectionError as RedisConnectionError
@@ -88,30 +90,32 @@ def test_a_delivery_queued_in_redis_is_run_by_the_rq_worker(
     assert (rq_queue.count, retry_times(rq_queue)) == (0, [])
 
 
-def test_a_failed_try_is_retried_by_rq_at_its_time(alice, receiver, rq_queue, monkeypatch):
-    """The retry waits in RQ's scheduled registry for `next_attempt_at` (30 s after the
-    first try): a second before, the worker runs nothing; at its time, it delivers."""
-    receiver.statuses = [503, 200]
+def wait_after_last_try(made: Delivery) -> timedelta:
+    """How long after its last try the delivery's next one is due."""
+    made.refresh_from_db()
+    return made.next_attempt_at - tries(made)[-1][1]
+
+
+def test_failed_tries_are_retried_by_rq_with_backoff(alice, receiver, rq_queue, monkeypatch):
+    """Each retry waits in RQ's scheduled registry for its `next_attempt_at` (30 s after
+    the first try, 2 min after the second): a second before, the worker runs nothing; at
+    its time, it makes the try."""
+    receiver.statuses = [503, 500, 200]
     services.create_webhook(user=alice, url=receiver.url, kinds=[kinds.FORCE_CHANGED])
     services.emit(kinds.FORCE_CHANGED, [alice.pk], force_id=7)
     made = Delivery.objects.get()
     delivery.enqueue(made.pk)
     work(rq_queue)
+    for number, wait in ((1, timedelta(seconds=30)), (2, timedelta(minutes=2))):
+        assert (wait_after_last_try(made), made.status, rq_queue.count) == (wait, "pending", 0)
+        due = int(made.next_attempt_at.timestamp())
+        assert retry_times(rq_queue) == [due]
+        work(rq_queue, monkeypatch, clock=due - 1)
+        assert (len(receiver.received), retry_times(rq_queue)) == (number, [due])
+        work(rq_queue, monkeypatch, clock=due)
     made.refresh_from_db()
-    [(_, tried_at, status, _)] = tries(made)
-    assert (made.status, status, made.next_attempt_at) == (
-        "pending",
-        503,
-        tried_at + timedelta(seconds=30),
-    )
-    due = int(made.next_attempt_at.timestamp())
-    assert (rq_queue.count, retry_times(rq_queue)) == (0, [due])
-    work(rq_queue, monkeypatch, clock=due - 1)
-    assert (len(receiver.received), retry_times(rq_queue)) == (1, [due])
-    work(rq_queue, monkeypatch, clock=due)
-    made.refresh_from_db()
-    assert (made.status, [t[2] for t in tries(made)]) == ("delivered", [503, 200])
-    assert (len(receiver.received), rq_queue.count, retry_times(rq_queue)) == (2, 0, [])
+    assert (made.status, [t[2] for t in tries(made)]) == ("delivered", [503, 500, 200])
+    assert (len(receiver.received), rq_queue.count, retry_times(rq_queue)) == (3, 0, [])
 
 
 def test_a_deleted_hook_leaves_its_queued_retry_nothing_to_send(
@@ -126,6 +130,45 @@ def test_a_deleted_hook_leaves_its_queued_retry_nothing_to_send(
     Webhook.objects.filter(pk=hook.pk).delete()
     work(rq_queue, monkeypatch, clock=due)
     assert (len(receiver.received), rq_queue.count, retry_times(rq_queue)) == (1, 0, [])
+
+
+def database_url() -> str:
+    """The test database as a DATABASE_URL, for a process of the site's own."""
+    db = connection.settings_dict
+    if connection.vendor == "sqlite":
+        return f"sqlite:///{db['NAME']}"
+    return f"postgres://{db['USER']}:{db['PASSWORD']}@{db['HOST']}:{db['PORT']}/{db['NAME']}"
+
+
+@pytest.mark.django_db(transaction=True)  # the worker's process reads what this one wrote
+def test_the_documented_rqworker_command_delivers(alice, receiver, rq_queue):
+    """`manage.py rqworker --with-scheduler --job-class django_tasks_rq.Job default`, as
+    docs/operations.md gives it (with `--burst`, to stop when the queue is empty), run
+    by the site's settings with TASKS_QUEUE_URL: RQ's forking worker makes the try."""
+    hook = services.create_webhook(user=alice, url=receiver.url, kinds=[kinds.FORCE_CHANGED])
+    services.emit(kinds.FORCE_CHANGED, [alice.pk], force_id=7)  # queued as it commits
+    assert rq_queue.count == 1
+    environ = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "RELEASE")}
+    environ |= {
+        "DJANGO_SETTINGS_MODULE": "dbd_site.settings",
+        "DEBUG": "1",  # loopback receivers allowed, as in `make run`
+        "DATABASE_URL": database_url(),
+        "TASKS_QUEUE_URL": QUEUE_URL,
+    }
+    command = "rqworker --burst --with-scheduler --job-class django_tasks_rq.Job default"
+    done = subprocess.run(
+        [sys.executable, "manage.py", *command.split()],
+        cwd=ROOT,
+        env=environ,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    [(headers, body)] = receiver.received
+    assert documented_verify()(hook.secret, headers["DBD-Signature"], body)
+    made = Delivery.objects.get()
+    assert (made.status, made.attempts, rq_queue.count) == ("delivered", 1, 0)
 
 
 # --- the switch -------------------------------------------------------------------------
