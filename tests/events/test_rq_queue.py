@@ -42,15 +42,26 @@ RQ_SETTINGS = {
 
 @pytest.fixture
 def rq_queue():
-    """The RQ backend on Redis database 14, empty at the start and the end of the test."""
+    """The RQ backend on Redis database 14, its queue empty at the start and the end of
+    the test. The suite's processes (pytest-xdist) share that database: one such test
+    runs at a time, under a lock in it."""
     with override_settings(**RQ_SETTINGS):
         queue = django_rq.get_queue("default", job_class=Job)
         try:
-            queue.connection.flushdb()
+            queue.connection.ping()
         except RedisConnectionError:
             pytest.skip("no Redis at 127.0.0.1:6379 (CI starts one)")
-        yield queue
-        queue.connection.flushdb()
+        with queue.connection.lock("dbd-tests:rq-queue", timeout=300):
+            forget_rq(queue.connection)
+            yield queue
+            forget_rq(queue.connection)
+
+
+def forget_rq(redis) -> None:
+    """Every key RQ keeps (queues, jobs, registries, workers): all begin with `rq:`."""
+    keys = list(redis.scan_iter("rq:*"))
+    if keys:
+        redis.delete(*keys)
 
 
 def work(queue, monkeypatch=None, clock=None) -> None:
