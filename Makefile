@@ -73,8 +73,11 @@ run: $(STAMP)
 	@# A database with other people's accounts is refused (and the server starts anyway).
 	-$(DEV_ENV) $(MANAGE) seed_demo
 	@# The background worker (webhook deliveries, docs/events.md) runs beside the server
-	@# and is stopped with it (Ctrl-C, or the server ending any way).
-	$(DEV_ENV) $(MANAGE) db_worker --no-reload & worker=$$!; \
+	@# and is stopped with it (Ctrl-C, or the server ending any way): RQ's when
+	@# TASKS_QUEUE_URL puts the queue in Redis (docs/operations.md), else the database's.
+	if [ -n "$$TASKS_QUEUE_URL" ]; then \
+		$(DEV_ENV) $(MANAGE) rqworker --with-scheduler --job-class django_tasks_rq.Job default & \
+	else $(DEV_ENV) $(MANAGE) db_worker --no-reload & fi; worker=$$!; \
 	trap 'kill $$worker 2>/dev/null; wait $$worker 2>/dev/null' EXIT INT TERM; \
 	$(DEV_ENV) $(MANAGE) runserver 127.0.0.1:8000
 
