@@ -383,10 +383,22 @@ def battle_page(request: HttpRequest, battle_id: int) -> HttpResponse:
     )
 
 
+def _gone(request: HttpRequest, *, watching: bool, page: bool = False) -> HttpResponse:
+    """404 for a battle the reader can no longer see (a spectator link withdrawn or
+    replaced, a battle deleted), saying so: to a poll, the state panel with the words in
+    place of the battle, which stops the polling (static/js/play.js); else a page."""
+    template = "play/gone.html" if page else "play/gone.html#panel"
+    response = render(request, template, {"watching": watching}, status=404)
+    patch_cache_control(response, private=True, no_cache=True)
+    return response
+
+
 @require_GET
-@not_found_is_404
 def watch(request: HttpRequest, token: str) -> HttpResponse:
-    battle = selectors.get_battle_by_token(token=token)
+    try:
+        battle = selectors.get_battle_by_token(token=token)
+    except NotFound:
+        return _gone(request, watching=True, page=True)
     return _screen(
         request, battle, viewer_sides=frozenset(), watching=True, log=_log_shown(request)
     )
@@ -460,9 +472,13 @@ def _state(
 @require_GET
 @not_found_is_404
 def state(request: HttpRequest, battle_id: int) -> HttpResponse:
+    try:
+        version = selectors.battle_version(user=request.user, battle_id=battle_id)
+    except NotFound:
+        return _gone(request, watching=False)
     return _state(
         request,
-        selectors.battle_version(user=request.user, battle_id=battle_id),
+        version,
         lambda: selectors.get_battle(user=request.user, battle_id=battle_id),
         watching=False,
     )
@@ -471,9 +487,13 @@ def state(request: HttpRequest, battle_id: int) -> HttpResponse:
 @require_GET
 @not_found_is_404
 def watch_state(request: HttpRequest, token: str) -> HttpResponse:
+    try:
+        version = selectors.battle_version_by_token(token=token)
+    except NotFound:
+        return _gone(request, watching=True)
     return _state(
         request,
-        selectors.battle_version_by_token(token=token),
+        version,
         lambda: selectors.get_battle_by_token(token=token),
         watching=True,
     )

@@ -2,6 +2,8 @@
 and a battle started from someone else's share link, which its owner joins only by
 accepting."""
 
+import re
+
 import pytest
 from django.test import Client
 
@@ -69,6 +71,47 @@ def test_a_side_withdraws_the_link_and_makes_one_again(campaign_battle, bob, cli
     again = api.post(link_url(campaign_battle))
     assert again.json()["spectator_url"].startswith("http://testserver/play/watch/")
     assert again.json()["version"] == 3
+
+
+def words(response) -> str:
+    """An answer's text as read: no tags, one space between words."""
+    return " ".join(re.sub(r"<[^>]+>", " ", response.content.decode()).split())
+
+
+WITHDRAWN = (
+    "This spectator link no longer works. A player withdrew it or replaced it with a new "
+    "one: ask one of them for the new link."
+)
+
+
+def test_a_watchers_poll_after_the_link_is_withdrawn_says_so_in_place(campaign_battle, bob):
+    old = campaign_battle.spectator_token
+    state = f"/play/watch/{old}/state/"
+    assert Client().get(state, HTTP_HX_REQUEST="true").status_code == 200
+    sharing.withdraw_spectator_link(battle=campaign_battle, by=bob)
+    poll = Client().get(state, HTTP_HX_REQUEST="true", HTTP_IF_NONE_MATCH='W/"1"')
+    assert (poll.status_code, poll["Cache-Control"]) == (404, "private, no-cache")
+    # The state panel, which the page swaps in place of its own, and which asks no more.
+    assert poll.content.decode().split(">")[0].strip() == (
+        '<section id="battle-state" class="play-state" data-status="gone" data-poll="off"'
+    )
+    assert words(poll) == WITHDRAWN
+    page = Client().get(f"/play/watch/{old}/")  # the page again, reloaded: the same words
+    assert page.status_code == 404
+    assert f"Nothing to watch here {WITHDRAWN}" in words(page)
+    assert old not in page.content.decode()
+
+
+def test_a_players_poll_after_the_battle_was_deleted_says_so_in_place(campaign_battle, alice):
+    state = f"/play/{campaign_battle.pk}/state/"
+    campaign_battle.campaign.delete()  # its battles with it
+    poll = browser(alice).get(state, HTTP_HX_REQUEST="true")
+    assert poll.status_code == 404
+    assert words(poll) == (
+        "This battle is no longer here. It was deleted, or it is no longer yours to see. "
+        "Your battles"
+    )
+    assert 'data-status="gone"' in poll.content.decode()
 
 
 def test_only_the_sides_change_the_link(campaign_battle, organiser, eve):
