@@ -288,6 +288,7 @@ def test_two_phones_play_three_turns_by_tapping_cards(live_server, browser, djan
     expect(a.locator(f'#spell-attack-odds[data-for="{f["1:Cat"]}"]')).to_contain_text("needs")
     cast.get_by_label("Dice rolled at the table").fill("12 8")
     tap(a, cast.get_by_role("button", name="Roll the spell's attacks"), says="Success Rating")
+    shows_whole(a.locator("#act-result"))
     expect(a.locator("#spell-attack")).to_have_count(0)
     seen_by(a, b)
     tap(b, b.locator("#transfer").get_by_role("button", name="No transfer"), says="passes")
