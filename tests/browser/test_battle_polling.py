@@ -180,6 +180,25 @@ def test_a_withdrawn_spectator_link_says_so_in_place_and_stops_asking(
     page.context.close()
 
 
+def test_a_deleted_battle_says_so_in_place_of_the_screen_and_its_dock(
+    live_server, browser, battle
+):
+    page, seen = open_battle(browser, live_server, battle)
+    expect(page.locator("#dock")).to_be_visible()
+    battle.delete()  # as with its campaign
+    answered(page, 404, PLAYING_MS)
+    expect(page.locator("#battle-state").get_by_role("alert")).to_have_text(
+        "This battle is no longer here. It was deleted, or it is no longer yours to see. "
+        "Your battles"
+    )
+    expect(page.locator("#dock")).to_be_hidden()  # nothing left to act on
+    due(page, "off")
+    asked = len(seen)
+    page.clock.run_for(60 * 60 * 1000)
+    nothing_asked_since(page, seen, asked)
+    page.context.close()
+
+
 def test_a_poll_that_cannot_reach_the_site_waits_longer_and_keeps_the_alert(
     live_server, browser, battle
 ):
