@@ -2,7 +2,8 @@
 the version it shows in If-None-Match and none of htmx's or the CSRF headers; never while
 the page is hidden, at once when it is shown again; never once the battle has ended; and a
 poll that cannot reach the site waits longer each time, leaving the alert it caused as it
-is (no flicker, nothing announced again).
+is (no flicker, nothing announced again); a battle no longer there (a spectator link
+withdrawn, a battle deleted) says so in place of the screen and asks no more.
 
 Time in the page is Playwright's fake clock, paused and moved on by the test. That nothing
 was asked during a stretch is shown by a marker request sent after it: the browser starts

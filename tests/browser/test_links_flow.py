@@ -70,3 +70,4 @@ def test_a_shared_force_joins_by_invitation_and_the_link_is_replaced(
     ).to_be_visible()
     assert watcher.goto(url + reverse("play:watch", args=[old])).status == 404
     expect(watcher.get_by_role("alert")).to_contain_text("This spectator link no longer works")
+    assert_accessible(watcher)
