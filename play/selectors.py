@@ -403,11 +403,14 @@ class ScreenLog:
     """What the screen's log fold is sent: `lines` latest first, and `key`, the log's
     position they bring it to ("<last seq>.<undone count>"). `whole`: the fold's lines
     as they stand (the latest `limit`), to replace what it shows; otherwise only the
-    lines after those it shows, to put on top of them."""
+    lines after those it shows, to put on top of them, and `follows`, the key of the lines
+    they follow: a phone puts them on top only if it still shows exactly those (an answer
+    replayed after a lost connection may come after a poll that brought the same lines)."""
 
     lines: list[BattleAction]
     key: str
     whole: bool
+    follows: str = ""
 
 
 def screen_log(*, battle: Battle, shows: str | None, limit: int) -> ScreenLog:
@@ -427,7 +430,7 @@ def screen_log(*, battle: Battle, shows: str | None, limit: int) -> ScreenLog:
     found = list(lines[:limit])
     top = found[0].seq if found else (0 if whole else int(last))
     # More new lines than the fold keeps (a phone back after a long while): the whole fold.
-    return ScreenLog(found, f"{top}.{undone}", whole or len(found) >= limit)
+    return ScreenLog(found, f"{top}.{undone}", whole or len(found) >= limit, shows or "")
 
 
 # --- the dice check ---------------------------------------------------------------------------

@@ -9,7 +9,7 @@
   // minute) every half second, so the other phone's change shows within a second; then less
   // and less often; never while the page is hidden (asked at once when it is shown again);
   // never once the battle has ended. A poll that cannot reach the site waits longer each
-  // time, up to half a minute.
+  // time, up to half a minute, until the phone says its connection is back.
   var PLAYING_MS = 500;
   var PLAYING_FOR_MS = 60 * 1000;
   var QUIET_MS = 2000;
@@ -128,6 +128,11 @@
       }
     }, { capture: true, passive: true });
   });
+  // The connection back (the phone had none): ask at once, not after the backoff.
+  window.addEventListener("online", function () {
+    failures = 0;
+    schedule(0);
+  });
   document.addEventListener("visibilitychange", function () {
     if (!document.hidden) {
       news();
@@ -225,6 +230,19 @@
       missing = false;
       state.setAttribute("hx-headers", '{"If-None-Match": "W/\\"0\\""}');
       schedule(0);
+    }
+  });
+
+  // New log lines (and their key) go on top of the open fold only if it still shows the
+  // lines they follow: an answer replayed after a lost connection can come after a poll
+  // that already brought them. Skipped, the next poll brings what is missing.
+  document.addEventListener("htmx:oobBeforeSwap", function (event) {
+    var fresh = event.detail.fragment;
+    fresh = fresh && (fresh.getAttribute ? fresh : fresh.firstElementChild);
+    var shows = document.getElementById("log-key");
+    if (fresh && fresh.hasAttribute("data-follows") && shows &&
+        fresh.getAttribute("data-follows") !== shows.getAttribute("data-shows")) {
+      event.detail.shouldSwap = false;
     }
   });
 

@@ -94,12 +94,36 @@ def test_a_roll_whose_answer_is_lost_is_checked_and_in_the_log_once(live_server,
     rolled = battle.actions.get(kind="roll")
     expect(page.locator("#act-result")).to_have_text(rolled.words)
     expect(page.locator(".play-log li", has_text="for the crate")).to_have_count(1)
+    expect(page.locator("#log-lines > :not(li)")).to_have_count(0)  # lines, not lists
     expect(page.locator("#battle-state")).to_have_count(1)  # swapped as the tap would have
     assert kinds(battle) == ["start", "roll"]
     keys = [headers.get("idempotency-key") for headers in sent]
     assert len(keys) == 2
     assert keys[0] == keys[1]
     assert keys[0]
+    page.context.close()
+
+
+def test_log_lines_an_answer_brings_late_are_not_put_on_top_twice(live_server, browser, battle):
+    """An answer made for the log as it stood before (a write's answer replayed after a
+    lost connection, when a poll has brought its lines meanwhile) finds the fold already
+    showing them: its lines and its key are left out."""
+    acting.roll_d12(battle=battle, by=battle.created_by, count=1)
+    page = signed_in_page(browser, live_server, battle.created_by, "phone-light")
+    page.goto(live_server.url + reverse("play:battle", args=[battle.pk]))
+    page.locator("#log > summary").click()
+    expect(page.locator("#log-lines > li")).to_have_count(2)
+    expect(page.locator("#log-key")).to_have_attribute("data-shows", "2.0")
+    # The panel as it was answered to a phone showing only the first line.
+    page.evaluate(
+        """async (url) => {
+             const late = await fetch(url, {headers: {"HX-Request": "true", "Log-After": "1.0"}});
+             htmx.swap("#battle-state", await late.text(), {swapStyle: "none"});
+           }""",
+        reverse("play:state", args=[battle.pk]),
+    )
+    expect(page.locator("#log-lines > li")).to_have_count(2)
+    expect(page.locator("#log-key")).to_have_attribute("data-shows", "2.0")
     page.context.close()
 
 

@@ -368,12 +368,13 @@ def test_the_log_comes_when_its_fold_opens_and_then_only_what_is_new(campaign_ba
         HTTP_LOG_AFTER=key,
         **HTMX,
     ).content.decode()
-    news = rolled[rolled.index('<ol hx-swap-oob="afterbegin:#log-lines">') :]
+    # They follow the lines the fold shows (the page leaves them out if it moved on).
+    news = rolled[rolled.index('<ol hx-swap-oob="afterbegin:#log-lines" data-follows="2.0">') :]
     assert news.count("<li") == 1
     assert "for the crate" in news
     assert "Ann attacks Ben" not in rolled
     assert log_key(rolled) == "3.0"
-    assert 'id="log-key" data-shows="3.0" hidden hx-swap-oob="true"' in rolled
+    assert 'id="log-key" data-shows="3.0" data-follows="2.0" hidden hx-swap-oob="true"' in rolled
     # A poll brings the other side's line after those; one more of its own, nothing.
     etag = page.get(f"/play/{battle.pk}/state/", **HTMX)["ETag"]
     acting.end_activation(battle=battle, by=alice, figure=f["0:Ann"])
@@ -381,7 +382,7 @@ def test_the_log_comes_when_its_fold_opens_and_then_only_what_is_new(campaign_ba
     poll = page.get(state, HTTP_IF_NONE_MATCH=etag, HTTP_LOG_AFTER="3.0", **HTMX)
     assert "Log-After" in poll["Vary"]
     news = poll.content.decode()
-    news = news[news.index('<ol hx-swap-oob="afterbegin:#log-lines">') :]
+    news = news[news.index('<ol hx-swap-oob="afterbegin:#log-lines" data-follows="3.0">') :]
     assert news.count("<li") == 1
     assert "the crate" not in news
     assert log_key(news) == "4.0"
