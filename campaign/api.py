@@ -32,24 +32,76 @@ from rest_framework.response import Response
 from rest_framework.reverse import reverse
 
 from campaign import exports, selectors, serializers, services, tags
+from campaign import policy as campaign_policy
 from campaign.models import Battle, Campaign, CampaignForce
 from campaign.schema import CAMPAIGN_DOCUMENT_REF, CAMPAIGN_DOCUMENT_SCHEMA
+from campaign.services import common
 from dbd_site import preconditions
-from dbd_site.errors import Invalid, NotAllowed, declare_codes
+from dbd_site.api_codes import serializer_codes
+from dbd_site.errors import NOT_ALLOWED_CODES, Invalid, Kind, NotAllowed, also, declare_codes
 from dbd_site.parsers import JSONParser
+from dbd_site.schema import answers
 from idempotency.decorators import idempotent
 from idempotency.schema import IDEMPOTENCY_KEY
 from roster import documents
+from roster import engine as roster_engine
+from roster import policy as roster_policy
 from roster import selectors as roster_selectors
+from roster import services as roster_services
 from roster.models import Member
+from roster.policy import policy_codes
 from roster.serializers import ApiErrorsSerializer, evaluation_summary
 from rules import dice
 
 TAGS = ["campaigns"]
 ERRORS = ApiErrorsSerializer
-COMMON_ERRORS = {401: ERRORS, 403: ERRORS, 429: ERRORS}
-NOT_FOUND = {404: ERRORS}
+COMMON_ERRORS = {401: ERRORS, 429: ERRORS}
 REFUSED = {400: ERRORS, 415: ERRORS}
+# What the writes may answer besides the common codes (`dbd_site.schema.answers`), from
+# the groups the campaign's services and policy declare.
+CAMPAIGN_CODES = services.CODES
+NOT_ALLOWED = common.NOT_ALLOWED_CODES
+NOT_FOUND_CODES = common.NOT_FOUND_CODES
+NOT_FOUND = {404: ERRORS}
+ENTRY_CODES = (
+    common.ENTRY_CODES,
+    common.CONFLICT_CODES.only("already-in-campaign"),
+    CAMPAIGN_CODES.only("force-not-ready"),
+    NOT_ALLOWED.only("not-a-player"),
+    roster_policy.CODES,  # not-owner
+    also(Kind.INVALID, "not-found"),  # no such force of yours, at /force
+)
+RETIRE_CODES = (campaign_policy.CONFLICT_CODES, roster_policy.CODES)
+LEDGER_CODES = (
+    CAMPAIGN_CODES.only("not-a-whole-number", "required", "too-long"),
+    campaign_policy.CODES.only("insufficient-resources"),
+)
+RECORD_CODES = (
+    CAMPAIGN_CODES,
+    also(Kind.INVALID, "not-found"),  # a force or member id that is not the battle's
+    NOT_ALLOWED.only("not-in-battle"),
+    campaign_policy.CONFLICT_CODES.only("battle-pending", "force-retired"),
+)
+CONFIRM_CODES = (
+    common.CONFLICT_CODES.only("battle-not-pending"),
+    NOT_ALLOWED.only("not-in-battle", "own-battle"),
+)
+VOID_CODES = (
+    policy_codes,
+    CAMPAIGN_CODES.only("too-long", "void-overdraws"),
+    NOT_ALLOWED.only("not-organiser"),
+)
+IMPORT_CODES = declare_codes(
+    {"campaign-import": "The dbd-campaign/1 document cannot be imported; the message says why."}
+)
+LEVEL_UP_CODES = (
+    CAMPAIGN_CODES.only("no-level-up-waiting", "required", "unknown-line", "unknown-action"),
+    NOT_FOUND_CODES.only("no-such-level-up"),
+    roster_services.CODES,
+    roster_services.NOT_FOUND_CODES,
+    roster_engine.CODES,
+    policy_codes,
+)
 
 
 def _path(name: str, description: str) -> OpenApiParameter:
@@ -244,6 +296,7 @@ class CampaignListView(CampaignApiView):
     def get(self, request: Request) -> Response:
         return self.listed(self.get_queryset())
 
+    @answers(CAMPAIGN_CODES.only("required", "too-long", "invalid-house-rules"))
     @idempotent
     def post(self, request: Request) -> Response:
         data = dict(self.body(serializers.NewCampaignSerializer))
@@ -294,6 +347,7 @@ class CampaignDetailView(CampaignApiView):
     def get(self, request: Request, campaign_id: int) -> Response:
         return self.campaign_data(self.get_campaign())
 
+    @answers(CAMPAIGN_CODES.only("invalid-house-rules"), NOT_ALLOWED.only("not-organiser"))
     @idempotent
     def patch(self, request: Request, campaign_id: int) -> Response:
         campaign = self.require_organiser("change the house rules")
@@ -319,6 +373,7 @@ class CampaignDetailView(CampaignApiView):
 class JoinView(CampaignApiView):
     serializer_class = serializers.JoinSerializer
 
+    @answers(NOT_FOUND_CODES.only("invalid-invite"))
     @idempotent
     def post(self, request: Request) -> Response:
         token = self.body(serializers.JoinSerializer)["token"]
@@ -339,6 +394,7 @@ class JoinView(CampaignApiView):
 class InviteResetView(CampaignApiView):
     serializer_class = serializers.CampaignDetailSerializer
 
+    @answers(NOT_ALLOWED.only("not-organiser"))
     @idempotent
     def post(self, request: Request, campaign_id: int) -> Response:
         campaign = self.require_organiser("change the invitation link")
@@ -388,6 +444,7 @@ class ForceListView(CampaignApiView):
     def get(self, request: Request, campaign_id: int) -> Response:
         return self.listed(selectors.campaign_forces_with_members(campaign=self.get_campaign()))
 
+    @answers(*ENTRY_CODES)
     @idempotent
     def post(self, request: Request, campaign_id: int) -> Response:
         campaign = self.get_campaign()
@@ -438,6 +495,7 @@ class ForceDetailView(CampaignApiView):
 class ForceRetireView(CampaignApiView):
     serializer_class = serializers.CampaignForceSerializer
 
+    @answers(*RETIRE_CODES)
     @idempotent
     def post(self, request: Request, campaign_id: int, campaign_force_id: int) -> Response:
         cf = self.get_campaign_force()
@@ -508,6 +566,7 @@ class LedgerWriteView(CampaignApiView):
     )
 )
 class AdjustmentView(LedgerWriteView):
+    @answers(*LEDGER_CODES, NOT_ALLOWED.only("not-organiser"))
     @idempotent
     def post(self, request: Request, campaign_id: int, campaign_force_id: int) -> Response:
         self.require_organiser("adjust Resources")
@@ -537,6 +596,7 @@ class AdjustmentView(LedgerWriteView):
     )
 )
 class SpendView(LedgerWriteView):
+    @answers(*LEDGER_CODES, *RETIRE_CODES)
     @idempotent
     def post(self, request: Request, campaign_id: int, campaign_force_id: int) -> Response:
         cf = self.get_campaign_force()
@@ -596,6 +656,7 @@ class SpendView(LedgerWriteView):
 class BattleListView(CampaignApiView):
     serializer_class = serializers.BattleSerializer
 
+    @answers(serializer_codes)  # the status filter
     def get(self, request: Request, campaign_id: int) -> Response:
         campaign = self.get_campaign()
         query = serializers.BattleStatusFilterSerializer(data=request.query_params)
@@ -603,6 +664,7 @@ class BattleListView(CampaignApiView):
         status = query.validated_data.get("status")
         return self.listed(selectors.battles(campaign=campaign, status=status))
 
+    @answers(*RECORD_CODES)
     @idempotent
     def post(self, request: Request, campaign_id: int) -> Response:
         campaign = self.get_campaign()
@@ -688,6 +750,7 @@ class BattleDetailView(CampaignApiView):
 class BattleConfirmView(CampaignApiView):
     serializer_class = serializers.BattleSerializer
 
+    @answers(*CONFIRM_CODES, policy_codes)
     @idempotent
     def post(self, request: Request, campaign_id: int, battle_id: int) -> Response:
         battle = self.get_battle()
@@ -717,6 +780,7 @@ class BattleConfirmView(CampaignApiView):
 class BattleVoidView(CampaignApiView):
     serializer_class = serializers.BattleSerializer
 
+    @answers(*CONFIRM_CODES, *VOID_CODES)
     @idempotent
     def post(self, request: Request, campaign_id: int, battle_id: int) -> Response:
         battle = self.get_battle()
@@ -810,6 +874,7 @@ class LogView(CampaignApiView):
     )
 )
 class ExportView(CampaignApiView):
+    @answers(NOT_ALLOWED.only("not-organiser"))
     def get(self, request: Request, campaign_id: int) -> Response:
         campaign = self.require_organiser("export the campaign")
         document = exports.export_campaign(campaign=campaign)
@@ -852,6 +917,7 @@ class ExportView(CampaignApiView):
     )
 )
 class ImportView(CampaignApiView):
+    @answers(NOT_ALLOWED_CODES, IMPORT_CODES, documents.DOCUMENT_CODES)
     @idempotent
     def post(self, request: Request) -> Response:
         data = request.data  # read first: a body that cannot be read is 400 for anyone
@@ -877,9 +943,6 @@ class ImportView(CampaignApiView):
 
 
 _IMPORT_VALIDATOR = documents.strict_validator(CAMPAIGN_DOCUMENT_SCHEMA)
-CODES = declare_codes(
-    {"campaign-import": "The dbd-campaign/1 document cannot be imported; the message says why."}
-)
 
 
 # --- level-ups (R17) -------------------------------------------------------------------------
@@ -943,6 +1006,7 @@ class LevelUpApiView(CampaignApiView):
     )
 )
 class LevelUpView(LevelUpApiView):
+    @answers(*LEVEL_UP_CODES)
     @idempotent
     def post(
         self, request: Request, campaign_id: int, campaign_force_id: int, member_id: int
@@ -985,6 +1049,7 @@ class LevelUpView(LevelUpApiView):
     )
 )
 class LevelUpRollView(LevelUpApiView):
+    @answers(*LEVEL_UP_CODES)
     @idempotent
     def post(
         self,

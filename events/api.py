@@ -16,9 +16,10 @@ from rest_framework.response import Response
 from rest_framework.reverse import reverse
 
 from dbd_site.compression import shows_secret
-from dbd_site.errors import Invalid
+from dbd_site.errors import INPUT_CODES, Invalid
 from dbd_site.inputs import whole_number
 from dbd_site.parsers import JSONParser
+from dbd_site.schema import answers
 from events import selectors, serializers, services
 from events.models import Webhook
 from idempotency.decorators import idempotent
@@ -26,7 +27,7 @@ from idempotency.schema import IDEMPOTENCY_KEY
 from roster.serializers import ApiErrorsSerializer
 
 ERRORS = ApiErrorsSerializer
-COMMON_ERRORS = {401: ERRORS, 403: ERRORS, 429: ERRORS}
+COMMON_ERRORS = {401: ERRORS, 429: ERRORS}
 REFUSED = {400: ERRORS, 415: ERRORS}
 NOT_FOUND = {404: ERRORS}
 FEED_LIMIT = 50
@@ -87,6 +88,7 @@ def _limit(request: Request) -> int:
 class EventFeedView(EventsApiView):
     serializer_class = serializers.EventFeedSerializer
 
+    @answers(services.CODES.only("unknown-kind", "invalid-cursor"), INPUT_CODES)
     def get(self, request: Request) -> Response:
         after_param = request.query_params.get("after")
         after = selectors.Position.from_cursor(after_param) if after_param else None
@@ -141,6 +143,7 @@ class WebhookListView(EventsApiView):
         page = self.paginate_queryset(self.get_queryset()) or []
         return self.get_paginated_response(self.get_serializer(page, many=True).data)
 
+    @answers(services.CODES.only("unknown-kind", "url-not-allowed", "too-many-webhooks"))
     @idempotent
     def post(self, request: Request) -> Response:
         hook = services.create_webhook(
@@ -190,6 +193,7 @@ class WebhookDetailView(EventsApiView):
     def get(self, request: Request, webhook_id: int) -> Response:
         return Response(self.get_serializer(self.get_webhook()).data)
 
+    @answers(services.CODES.only("unknown-kind", "url-not-allowed"))
     @idempotent
     def patch(self, request: Request, webhook_id: int) -> Response:
         hook = self.get_webhook()

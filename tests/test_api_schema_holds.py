@@ -7,7 +7,7 @@ import json
 import pytest
 from rest_framework.test import APIClient
 
-from dbd_site.errors import declared_codes
+from dbd_site.errors import declared_codes, statuses_of
 from tests.api_schema import problems_with, published_schema
 from tests.roster.builders import legal_force, signed_in
 
@@ -52,6 +52,13 @@ def test_no_one_of_a_value_can_match_twice(schema):
     assert battle["oneOf"] == [{"$ref": "#/components/schemas/PlayRecord"}, {"type": "null"}]
 
 
+def error_codes(operation, status):
+    """The codes an operation's refusal with `status` lists (its narrowing of the model)."""
+    content = operation["responses"][status]["content"]["application/json"]["schema"]
+    assert content["$ref"] == "#/components/schemas/ErrorList"
+    return content["properties"]["errors"]["items"]["properties"]["code"]["enum"]
+
+
 def test_one_error_model_lists_every_declared_code(schema):
     components = schema["components"]["schemas"]
     assert components["ErrorCode"]["enum"] == list(declared_codes())
@@ -60,10 +67,52 @@ def test_one_error_model_lists_every_declared_code(schema):
     )
     assert not {"ApiErrors", "ApiError", "ShapeErrors", "ShapeProblem"} & set(components)
     for path, _method, operation in operations(schema):
-        for status, response in operation["responses"].items():
+        for status in operation["responses"]:
             if int(status) >= 400:
-                content = response["content"]["application/json"]["schema"]
-                assert content == {"$ref": "#/components/schemas/ErrorList"}, (path, status)
+                codes = error_codes(operation, status)
+                assert codes, (path, status)
+                assert set(codes) <= set(declared_codes()), (path, status)
+                assert [s for c in codes for s in statuses_of(c) if s == int(status)], (
+                    path,
+                    status,
+                )
+
+
+def test_each_operation_lists_the_codes_it_answers_under_their_status(schema):
+    """Per operation and status, from the groups its view names and the common ones."""
+    replace = schema["paths"]["/api/v1/rosters/{force_id}/"]["put"]
+    assert {
+        "campaign-resources",
+        "insufficient-resources",
+        "wrong-type",
+        "parse-error",
+        "idempotency-key-reused",
+        "bad-host",
+    } <= set(error_codes(replace, "400"))
+    assert error_codes(replace, "409") == [
+        "battle-pending",
+        "campaign-force",
+        "force-retired",
+        "rules-update-pending",
+        "stale-version",
+        "void-breaks-force",
+    ]
+    assert error_codes(replace, "412") == ["precondition-failed"]
+    assert error_codes(replace, "401") == ["authentication-failed", "not-authenticated"]
+    assert error_codes(replace, "403") == [
+        "csrf-failed",
+        "not-owner",
+        "permission-denied",
+        "read-only-token",
+    ]
+    listing = schema["paths"]["/api/v1/rosters/"]["get"]["responses"]
+    assert not {"403", "404", "409"} & set(listing)
+    assert error_codes(schema["paths"]["/api/v1/rosters/"]["get"], "400") == [
+        "bad-character",
+        "bad-host",
+        "bad-request",
+        "invalid",  # limit, offset
+    ]
 
 
 def test_every_201_declares_its_location_and_every_body_is_required(schema):
@@ -103,6 +152,12 @@ def test_the_answer_check_finds_what_breaks_the_schema():
     assert problems_with("/api/v1/rosters/", "GET", 200, json_type, answer(wrong))
     unlisted = {"errors": [{"pointer": "", "code": "no-such-code", "message": "?"}]}
     assert problems_with("/api/v1/rosters/", "POST", 400, json_type, answer(unlisted))
+    # A declared code that operation does not name: the check refuses it too.
+    elsewhere = {"errors": [{"pointer": "", "code": "battle-ended", "message": "?"}]}
+    [refused] = problems_with("/api/v1/rosters/", "POST", 400, json_type, answer(elsewhere))
+    assert refused.startswith(
+        "POST /api/v1/rosters/ 400: at /errors/0/code: 'battle-ended' is not"
+    )
     assert problems_with("/api/v1/rosters/", "GET", 418, json_type, answer(unlisted)) == [
         "GET /api/v1/rosters/ 418: the status is not listed"
     ]

@@ -33,6 +33,14 @@ def test_the_status_table_has_one_status_per_kind():
         Kind.NOT_FOUND: 404,
         Kind.CONFLICT: 409,
         Kind.PRECONDITION_FAILED: 412,
+        Kind.UNAUTHENTICATED: 401,
+        Kind.METHOD_NOT_ALLOWED: 405,
+        Kind.NOT_ACCEPTABLE: 406,
+        Kind.TOO_LARGE: 413,
+        Kind.UNSUPPORTED_MEDIA_TYPE: 415,
+        Kind.THROTTLED: 429,
+        Kind.SERVER_ERROR: 500,
+        Kind.UNAVAILABLE: 503,
     }
 
 
