@@ -178,3 +178,13 @@ def test_first_and_last_pages_and_answers_with_null_hold(alice):
     assert (last["next"], last["previous"] is not None) == (None, True)
     refused = APIClient().get("/api/v1/rosters/", HTTP_AUTHORIZATION="Token nope")
     assert [e["code"] for e in refused.json()["errors"]] == ["authentication-failed"]
+
+
+def test_a_status_listed_with_no_code_named_for_it_fails_the_build():
+    """The other half of the check: an operation cannot list a refusal and name none of
+    its codes (`dbd_site.schema.answers`)."""
+    from dbd_site.schema import add_common_error_responses
+
+    result = {"paths": {"/api/v1/x/": {"get": {"responses": {"409": {"description": "?"}}}}}}
+    with pytest.raises(ValueError, match=r"no code named for them: GET /api/v1/x/ 409$"):
+        add_common_error_responses(result)
