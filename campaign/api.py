@@ -48,6 +48,7 @@ from roster import engine as roster_engine
 from roster import policy as roster_policy
 from roster import selectors as roster_selectors
 from roster import services as roster_services
+from roster.api import etag_of as roster_etag
 from roster.models import Member
 from roster.policy import policy_codes
 from roster.serializers import ApiErrorsSerializer, evaluation_summary
@@ -136,6 +137,30 @@ BATTLE_ETAG = OpenApiParameter(
     description="The version of the battle: its status and the house rules it would be "
     "scored with now (a strong tag). Send it back in `If-Match` to confirm or void it "
     "only as you saw it.",
+)
+FORCE_ETAG = OpenApiParameter(
+    "ETag",
+    OpenApiTypes.STR,
+    OpenApiParameter.HEADER,
+    response=[200, 201],
+    description="The version of the campaign force (a strong tag): its members and levels, "
+    "Resources, record and retirement. Every write to it answers its new tag.",
+)
+LEVEL_UP_ETAG = OpenApiParameter(
+    "ETag",
+    OpenApiTypes.STR,
+    OpenApiParameter.HEADER,
+    response=[200, 201],
+    description="The version of the campaign copy's roster (a strong tag, as "
+    "`/api/v1/rosters/{id}/` answers it): send it in `If-Match` to change that roster "
+    "only as the level-up left it.",
+)
+ENTRY_ETAG = OpenApiParameter(
+    "ETag",
+    OpenApiTypes.STR,
+    OpenApiParameter.HEADER,
+    response=[201],
+    description="The ledger entry's tag (a strong tag; entries never change, R15).",
 )
 IF_MATCH = OpenApiParameter(
     "If-Match",
@@ -250,7 +275,8 @@ class CampaignApiView(GenericAPIView):
             campaign=self.get_campaign(), campaign_force_id=campaign_force_id
         )
         data = serializers.CampaignForceSerializer(cf, context=self.get_serializer_context())
-        return Response(data.data, status=status, headers=headers or None)
+        etag = preconditions.strong(tags.campaign_force_tag(cf))
+        return Response(data.data, status=status, headers={"ETag": etag, **headers})
 
     def battle_answer(self, battle_id: int, status: int = 200, **headers: str) -> Response:
         battle = selectors.get_battle(campaign=self.get_campaign(), battle_id=battle_id)
@@ -427,7 +453,7 @@ class InviteResetView(CampaignApiView):
             "original stays as it is. The ledger starts with the starting Resources and "
             "the roster's cost spent."
         ),
-        parameters=[*CAMPAIGN, IDEMPOTENCY_KEY],
+        parameters=[*CAMPAIGN, IDEMPOTENCY_KEY, FORCE_ETAG],
         request=serializers.EnterForceSerializer,
         responses={
             201: serializers.CampaignForceSerializer,
@@ -463,7 +489,7 @@ class ForceListView(CampaignApiView):
     get=extend_schema(
         operation_id="campaigns_forces_retrieve",
         summary="A campaign force",
-        parameters=FORCE,
+        parameters=[*FORCE, FORCE_ETAG],
         responses={200: serializers.CampaignForceSerializer, **NOT_FOUND, **COMMON_ERRORS},
         tags=TAGS,
     )
@@ -481,7 +507,7 @@ class ForceDetailView(CampaignApiView):
         operation_id="campaigns_forces_retire",
         summary="Retire a force (its owner or the organiser); its record and ledger stay",
         description="Refused while the force has a battle waiting for confirmation.",
-        parameters=[*FORCE, IDEMPOTENCY_KEY],
+        parameters=[*FORCE, IDEMPOTENCY_KEY, FORCE_ETAG],
         request=None,
         responses={
             200: serializers.CampaignForceSerializer,
@@ -539,8 +565,11 @@ class LedgerWriteView(CampaignApiView):
         entry = selectors.ledger_entry_with_running_balance(campaign_force=cf, entry_id=entry_id)
         kwargs = {"campaign_id": cf.campaign_id, "campaign_force_id": cf.pk}
         location = reverse("campaign-api-ledger", kwargs=kwargs, request=self.request)
+        etag = preconditions.strong(tags.ledger_entry_tag(entry))
         return Response(
-            self.get_serializer(entry).data, status=201, headers={"Location": location}
+            self.get_serializer(entry).data,
+            status=201,
+            headers={"Location": location, "ETag": etag},
         )
 
 
@@ -549,7 +578,7 @@ class LedgerWriteView(CampaignApiView):
         operation_id="campaigns_forces_adjustments_create",
         summary="Adjust a force's Resources up or down, with a reason (the organiser)",
         description="Refused (`insufficient-resources`) if the balance would go below 0 (R15).",
-        parameters=[*FORCE, IDEMPOTENCY_KEY],
+        parameters=[*FORCE, IDEMPOTENCY_KEY, ENTRY_ETAG],
         request=serializers.AdjustmentSerializer,
         responses={
             201: serializers.LedgerEntrySerializer,
@@ -584,7 +613,7 @@ class AdjustmentView(LedgerWriteView):
             "For what the roster does not price (say, a scenario's hired help). Refused "
             "(`insufficient-resources`) beyond the balance (R15: never below 0)."
         ),
-        parameters=[*FORCE, IDEMPOTENCY_KEY],
+        parameters=[*FORCE, IDEMPOTENCY_KEY, ENTRY_ETAG],
         request=serializers.AmountSerializer,
         responses={
             201: serializers.LedgerEntrySerializer,
@@ -897,7 +926,7 @@ class ExportView(CampaignApiView):
             "(`campaign-import`). Site staff only (403 otherwise): it makes accounts and "
             "puts people in a campaign."
         ),
-        parameters=[IDEMPOTENCY_KEY],
+        parameters=[IDEMPOTENCY_KEY, CAMPAIGN_ETAG],
         request={"application/json": CAMPAIGN_DOCUMENT_REF},
         responses={
             201: inline_serializer(
@@ -939,7 +968,8 @@ class ImportView(CampaignApiView):
             "players": [p.user.get_username() for p in players],
             "url": url,
         }
-        return Response(answer, status=201, headers={"Location": url})
+        etag = preconditions.strong(tags.campaign_tag(campaign))  # the campaign's, at `Location`
+        return Response(answer, status=201, headers={"Location": url, "ETag": etag})
 
 
 _IMPORT_VALIDATOR = documents.strict_validator(CAMPAIGN_DOCUMENT_SCHEMA)
@@ -971,11 +1001,14 @@ class LevelUpApiView(CampaignApiView):
             "member": serializers.CampaignMemberSerializer(member, context=context).data,
             "force": evaluation_summary(fresh.force.evaluation),
         }
-        headers = None
-        if status == 201:  # `Location`: the campaign force, which shows the member's level-ups
+        # The campaign copy's roster version, as `/api/v1/rosters/{id}/` tags it: send it in
+        # `If-Match` with the purchases made between battles there (R17a).
+        headers = {"ETag": roster_etag(fresh.force)}
+        if status == 201:
             kwargs = {"campaign_id": cf.campaign_id, "campaign_force_id": cf.pk}
-            location = reverse("campaign-api-force", kwargs=kwargs, request=self.request)
-            headers = {"Location": location}
+            headers["Location"] = reverse(
+                "campaign-api-force", kwargs=kwargs, request=self.request
+            )
         return Response(data, status=status, headers=headers)
 
 
@@ -990,7 +1023,7 @@ class LevelUpApiView(CampaignApiView):
             "(a natural 12, a free pick) is finished with the level-up's rolls endpoint. "
             "Refused while a battle of the force is pending."
         ),
-        parameters=[*MEMBER, IDEMPOTENCY_KEY],
+        parameters=[*MEMBER, IDEMPOTENCY_KEY, LEVEL_UP_ETAG],
         request=serializers.NewLevelUpSerializer,
         responses={
             201: serializers.LevelUpResultSerializer,
@@ -1031,7 +1064,7 @@ class LevelUpView(LevelUpApiView):
             "`free-pick`: one of the last roll's `choices`; `pick`: `skill` outright (-2 FR). "
             "Answers 201 when the server rolled, 200 for a pick."
         ),
-        parameters=[*MEMBER, LEVEL_UP_INDEX, IDEMPOTENCY_KEY],
+        parameters=[*MEMBER, LEVEL_UP_INDEX, IDEMPOTENCY_KEY, LEVEL_UP_ETAG],
         request=serializers.LevelUpRollSerializer,
         responses={
             200: serializers.LevelUpResultSerializer,

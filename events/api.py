@@ -15,12 +15,13 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.reverse import reverse
 
+from dbd_site import preconditions
 from dbd_site.compression import shows_secret
 from dbd_site.errors import INPUT_CODES, Invalid
 from dbd_site.inputs import whole_number
 from dbd_site.parsers import JSONParser
 from dbd_site.schema import answers
-from events import selectors, serializers, services
+from events import selectors, serializers, services, tags
 from events.models import Webhook
 from idempotency.decorators import idempotent
 from idempotency.schema import IDEMPOTENCY_KEY
@@ -112,6 +113,19 @@ class EventFeedView(EventsApiView):
         )
 
 
+ETAG = OpenApiParameter(
+    "ETag",
+    OpenApiTypes.STR,
+    OpenApiParameter.HEADER,
+    response=[200, 201],
+    description="The webhook's version (a strong tag): its URL, kinds and active flag.",
+)
+
+
+def _etag(hook: Webhook) -> str:
+    return preconditions.strong(tags.webhook_tag(hook))
+
+
 @extend_schema_view(
     get=extend_schema(
         operation_id="webhooks_list",
@@ -127,7 +141,7 @@ class EventFeedView(EventsApiView):
             "shown in this answer only (docs/events.md: verifying a delivery). Answers 201 "
             "with a `Location`."
         ),
-        parameters=[IDEMPOTENCY_KEY],
+        parameters=[IDEMPOTENCY_KEY, ETAG],
         request=serializers.WebhookInSerializer,
         responses={201: serializers.NewWebhookSerializer, **REFUSED, **COMMON_ERRORS},
         tags=["webhooks"],
@@ -151,16 +165,15 @@ class WebhookListView(EventsApiView):
         )
         shows_secret(request)
         location = reverse("events-api-webhook", kwargs={"webhook_id": hook.pk}, request=request)
-        return Response(
-            serializers.NewWebhookSerializer(hook).data, status=201, headers={"Location": location}
-        )
+        headers = {"Location": location, "ETag": _etag(hook)}
+        return Response(serializers.NewWebhookSerializer(hook).data, status=201, headers=headers)
 
 
 @extend_schema_view(
     get=extend_schema(
         operation_id="webhooks_retrieve",
         summary="One of your webhooks",
-        parameters=[WEBHOOK_ID],
+        parameters=[WEBHOOK_ID, ETAG],
         responses={200: serializers.WebhookSerializer, **NOT_FOUND, **COMMON_ERRORS},
         tags=["webhooks"],
     ),
@@ -168,7 +181,7 @@ class WebhookListView(EventsApiView):
         operation_id="webhooks_partial_update",
         summary="Change a webhook's URL, kinds or active flag",
         description="Deactivated (`active: false`), it is sent nothing, queued tries included.",
-        parameters=[WEBHOOK_ID, IDEMPOTENCY_KEY],
+        parameters=[WEBHOOK_ID, IDEMPOTENCY_KEY, ETAG],
         request=serializers.WebhookPatchSerializer,
         responses={
             200: serializers.WebhookSerializer,
@@ -191,14 +204,15 @@ class WebhookDetailView(EventsApiView):
     serializer_class = serializers.WebhookSerializer
 
     def get(self, request: Request, webhook_id: int) -> Response:
-        return Response(self.get_serializer(self.get_webhook()).data)
+        hook = self.get_webhook()
+        return Response(self.get_serializer(hook).data, headers={"ETag": _etag(hook)})
 
     @answers(services.CODES.only("unknown-kind", "url-not-allowed"))
     @idempotent
     def patch(self, request: Request, webhook_id: int) -> Response:
         hook = self.get_webhook()
         services.update_webhook(webhook=hook, **self.body(serializers.WebhookPatchSerializer))
-        return Response(self.get_serializer(hook).data)
+        return Response(self.get_serializer(hook).data, headers={"ETag": _etag(hook)})
 
     @idempotent
     def delete(self, request: Request, webhook_id: int) -> Response:

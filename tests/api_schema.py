@@ -3,8 +3,9 @@
 `tests/conftest.py` hooks `check_answer` into Django's test client (the API client is
 one), so any test that calls `/api/v1/` also proves the schema right about the answer:
 its status is one the operation lists, its body holds under strict JSON Schema 2020-12
-(formats checked; 1.0 is not an integer), a 201 says where (`Location`), and the
-`Location` and `ETag` headers it sends are ones the schema declares.
+(formats checked; 1.0 is not an integer; a refusal's code is one its operation lists for
+that status), a 201 says where (`Location`), the `Location` and `ETag` headers it sends
+are ones the schema declares, and a success the schema says carries an `ETag` carries one.
 """
 
 import gzip
@@ -101,6 +102,8 @@ def problems_with(path: str, method: str, status: int, headers: Any, body: bytes
             problems.append(f"{where}: {header} sent, not declared")
     if status == 201 and "Location" not in headers:
         problems.append(f"{where}: a 201 without Location")
+    if 200 <= status < 300 and "ETag" in response.get("headers", {}) and "ETag" not in headers:
+        problems.append(f"{where}: ETag declared, not sent")
     content = response.get("content", {})
     if not body:
         if content and method != "HEAD":

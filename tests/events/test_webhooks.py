@@ -90,6 +90,16 @@ def test_a_hook_is_changed_and_deleted(alice):
     assert not Webhook.objects.exists()
 
 
+def test_registering_and_changing_a_hook_answer_its_tag(alice):
+    client = signed_in(alice)
+    made = register(client)
+    assert made["ETag"].startswith('"')
+    assert made["ETag"] == client.get(made["Location"])["ETag"]
+    changed = client.patch(made["Location"], {"active": False}, format="json")
+    assert changed["ETag"] not in (made["ETag"], None)
+    assert changed["ETag"] == client.get(made["Location"])["ETag"]
+
+
 def test_another_users_hook_is_not_found(alice, bob):
     location = register(signed_in(alice))["Location"]
     hook = Webhook.objects.get()
