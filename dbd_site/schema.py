@@ -196,6 +196,43 @@ LOCATION = {
     "description": "The address of what was made (or of what shows it).",
     "schema": {"type": "string", "format": "uri"},
 }
+# What `dbd_site.throttles.ApiRateLimitMiddleware` sends on every answer under /api/, and
+# what a 429 or a 503 (`dbd_site.health`) adds: declared once, named by every response.
+_SECONDS = {"type": "integer", "minimum": 1}
+HEADERS = {
+    "RateLimit-Limit": {
+        "description": "Requests allowed in the current window (per user when signed in, "
+        "else per client address).",
+        "schema": {"type": "integer", "minimum": 0},
+    },
+    "RateLimit-Remaining": {
+        "description": "Requests left in the current window.",
+        "schema": {"type": "integer", "minimum": 0},
+    },
+    "RateLimit-Reset": {
+        "description": "Seconds until the current window ends.",
+        "schema": _SECONDS,
+    },
+    "Retry-After": {
+        "description": "Seconds to wait before trying again (a 429, or a 503 while the "
+        "database or the cache is out of reach).",
+        "schema": _SECONDS,
+    },
+}
+RATE_LIMIT_HEADERS = ("RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset")
+
+
+def _header_ref(name: str) -> dict[str, str]:
+    return {"$ref": f"#/components/headers/{name}"}
+
+
+def _declare_headers(status: str, response: dict[str, Any]) -> None:
+    """The rate-limit headers on every answer, `Retry-After` on a 429 or a 503."""
+    headers = response.setdefault("headers", {})
+    for name in RATE_LIMIT_HEADERS:
+        headers[name] = _header_ref(name)
+    if status in ("429", "503"):
+        headers["Retry-After"] = _header_ref("Retry-After")
 
 
 def _operations(result: dict[str, Any]) -> Iterator[tuple[str, str, dict[str, Any]]]:
@@ -301,6 +338,7 @@ def add_common_error_responses(result: dict[str, Any], **_kwargs: Any) -> dict[s
     load_every_declaring_module()  # the middleware's codes too, before any request
     schemas = result.setdefault("components", {}).setdefault("schemas", {})
     schemas.update(error_components())
+    result["components"].setdefault("headers", {}).update(HEADERS)
     unnamed: list[str] = []
     for path, method, operation in _operations(result):
         codes = _codes(path, method, operation)
@@ -325,6 +363,7 @@ def add_common_error_responses(result: dict[str, Any], **_kwargs: Any) -> dict[s
                 response.setdefault("description", DESCRIPTIONS.get(status, "Refused."))
             if status == "201":
                 response.setdefault("headers", {})["Location"] = LOCATION
+            _declare_headers(status, response)
         if "requestBody" in operation:
             operation["requestBody"]["required"] = True
     if unnamed:  # a refusal listed with no code: its view names none (`answers`)

@@ -22,7 +22,14 @@ from referencing.jsonschema import DRAFT202012
 API = "/api/v1/"
 BASE = "urn:dbd-api"
 # Headers a tool reads; sent, each must be declared on the answer.
-DECLARED_HEADERS = ("Location", "ETag")
+DECLARED_HEADERS = (
+    "Location",
+    "ETag",
+    "Retry-After",
+    "RateLimit-Limit",
+    "RateLimit-Remaining",
+    "RateLimit-Reset",
+)
 
 _StrictValidator = validators.extend(
     Draft202012Validator,

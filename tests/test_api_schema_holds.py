@@ -188,3 +188,19 @@ def test_a_status_listed_with_no_code_named_for_it_fails_the_build():
     result = {"paths": {"/api/v1/x/": {"get": {"responses": {"409": {"description": "?"}}}}}}
     with pytest.raises(ValueError, match=r"no code named for them: GET /api/v1/x/ 409$"):
         add_common_error_responses(result)
+
+
+def test_every_answer_declares_the_rate_limit_headers_and_a_429_retry_after(schema):
+    """What `ApiRateLimitMiddleware` sends on every answer; the hook checks each answer
+    the tests receive sends only headers its operation declares (`tests/api_schema.py`)."""
+    assert set(schema["components"]["headers"]) == {
+        "RateLimit-Limit",
+        "RateLimit-Remaining",
+        "RateLimit-Reset",
+        "Retry-After",
+    }
+    for path, method, operation in operations(schema):
+        for status, response in operation["responses"].items():
+            names = set(response["headers"])
+            assert {"RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"} <= names
+            assert ("Retry-After" in names) == (status in ("429", "503")), (path, method, status)
