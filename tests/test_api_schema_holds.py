@@ -204,3 +204,16 @@ def test_every_answer_declares_the_rate_limit_headers_and_a_429_retry_after(sche
             names = set(response["headers"])
             assert {"RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"} <= names
             assert ("Retry-After" in names) == (status in ("429", "503")), (path, method, status)
+
+
+def test_openapi_spec_validator_accepts_the_published_schema(schema):
+    """What a tool author tries first (issue #32); the validator can refuse, as it does a
+    copy with an answer that has no description (the specification requires one)."""
+    from openapi_spec_validator import OpenAPIV31SpecValidator
+
+    document = json.loads(json.dumps(schema))
+    assert document["openapi"].startswith("3.1")
+    assert list(OpenAPIV31SpecValidator(document).iter_errors()) == []
+    broken = json.loads(json.dumps(schema))
+    broken["paths"]["/api/v1/rosters/"]["get"]["responses"]["200"] = {"content": {}}
+    assert list(OpenAPIV31SpecValidator(broken).iter_errors())
