@@ -34,6 +34,8 @@ from dbd_site.middleware import API_PREFIX, error_answer
                     "rosters_validate",
                     "campaigns",
                     "battles",
+                    "events",
+                    "webhooks",
                     "schema",
                     "docs",
                 )

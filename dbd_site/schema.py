@@ -130,7 +130,9 @@ ERROR_ALIASES = {"ApiError": "Error", "ApiErrors": "ErrorList"}
 
 
 def error_components() -> dict[str, Any]:
-    """The one error model; its codes are the declared ones, so a new code shows here."""
+    """The one error model; its codes are the declared ones, so a new code shows here.
+    Open to keys added later, as every answer is (docs/api.md): a client must tolerate
+    them."""
     return {
         "ErrorCode": {
             "type": "string",
@@ -141,7 +143,6 @@ def error_components() -> dict[str, Any]:
         "Error": {
             "type": "object",
             "title": "Error",
-            "additionalProperties": False,
             "required": ["pointer", "code", "message"],
             "properties": {
                 "pointer": {
@@ -156,7 +157,6 @@ def error_components() -> dict[str, Any]:
         "ErrorList": {
             "type": "object",
             "title": "ErrorList",
-            "additionalProperties": False,
             "required": ["errors"],
             "properties": {
                 "errors": {
