@@ -4,8 +4,9 @@
 one), so any test that calls `/api/v1/` also proves the schema right about the answer:
 its status is one the operation lists, its body holds under strict JSON Schema 2020-12
 (formats checked; 1.0 is not an integer; no key the schema does not name; a refusal's
-code is one its operation lists for that status), a 201 says where (`Location`), the `Location` and `ETag` headers it sends
-are ones the schema declares, and a success the schema says carries an `ETag` carries one.
+code is one its operation lists for that status), a 201 says where (`Location`), the
+`Location` and `ETag` headers it sends are ones the schema declares, and a success the
+schema says carries an `ETag` carries one.
 """
 
 import gzip
