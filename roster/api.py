@@ -48,7 +48,8 @@ from roster.schema import DOCUMENT_REF, PATCH_REF
 from rules import dice
 from rules.loader import get_catalogue
 
-# Every refusal: the one error model (`dbd_site.schema` names every code in it).
+# Every refusal: the one error model; the codes each operation answers are named next to
+# its handler (`answers`), and `dbd_site.schema` lists them per status.
 ERRORS = serializers.ApiErrorsSerializer
 _EMMA = {
     "format": "dbd-roster/1",
