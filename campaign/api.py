@@ -100,6 +100,7 @@ LEVEL_UP_CODES = (
     NOT_FOUND_CODES.only("no-such-level-up"),
     roster_services.CODES,
     roster_services.NOT_FOUND_CODES,
+    roster_services.CONFLICT_CODES.only("rules-update-pending"),  # the player's own write
     roster_engine.CODES,
     policy_codes,
 )

@@ -495,6 +495,7 @@ class BattleSpectatorLinkView(BattleApiView):
         sharing.replace_spectator_link(battle=battle, by=request.user)
         return answer(request, battle_id)
 
+    @answers(services.NOT_ALLOWED_CODES)
     @idempotent
     def delete(self, request: Request, battle_id: int) -> Response:
         battle = selectors.get_battle(user=request.user, battle_id=battle_id)

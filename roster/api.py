@@ -37,7 +37,7 @@ from rest_framework.reverse import reverse
 
 from dbd_site import preconditions
 from dbd_site.compression import shows_secret
-from dbd_site.errors import STALE_CODES, Invalid, Problem
+from dbd_site.errors import Invalid, Problem
 from dbd_site.parsers import JSONParser
 from dbd_site.schema import answers
 from idempotency.decorators import idempotent
@@ -105,13 +105,12 @@ COMMON_ERRORS = {401: ERRORS, 429: ERRORS}
 NOT_FOUND = {404: ERRORS}
 # What a change to a saved force may answer besides the common codes (`answers`): the
 # document's shape, the force's policy (its owner; a campaign copy's ledger, pending battle
-# and retirement: `roster.policy.policy_codes`), an older edition of the rules, a stale
-# version.
+# and retirement: `roster.policy.policy_codes`), an older edition of the rules. (Not
+# `stale-version`: that is the pages' check; the API's is `If-Match`, 412.)
 WRITE_CODES = (
     documents.DOCUMENT_CODES,
     policy.policy_codes,
     services.CONFLICT_CODES.only("rules-update-pending"),
-    STALE_CODES,
 )
 # A roll or a pick besides: the member's slot, the rules of rolling (R5), the engine's
 # refusal of what the step would make.
