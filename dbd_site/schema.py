@@ -138,7 +138,9 @@ def error_components() -> dict[str, Any]:
             "type": "string",
             "title": "ErrorCode",
             "enum": list(declared_codes()),
-            "description": "A stable code: what the refusal is about (docs/api-errors.md).",
+            "description": "A stable code: what the refusal is about (docs/api-errors.md). "
+            "Every code is here; each operation's refusals list, per status, the ones it "
+            "answers.",
         },
         "Error": {
             "type": "object",
