@@ -3,7 +3,7 @@ CSRF token) and what Django REST framework refuses itself. Kept apart from `dbd_
 (its views) so that the schema (`dbd_site.schema`) can name them without importing a view.
 """
 
-from dbd_site.errors import INPUT_CODES, Codes, Kind, also, declare_codes
+from dbd_site.errors import INPUT_CODES, Codes, Kind, declare_codes, declared_codes
 
 CODES = declare_codes(
     {
@@ -96,4 +96,6 @@ def serializer_codes() -> list[Codes]:
     """What a DRF serializer's fields may answer (400): DRF's codes, with `invalid`,
     `blank` and `invalid-choice`, which the site's own checks declare in words that cover
     DRF's too. A function: read when the schema is built, once every code is declared."""
-    return [DRF_CODES, INPUT_CODES.only("invalid"), also(Kind.INVALID, "blank", "invalid-choice")]
+    declared = declared_codes()  # both 400 already: named here, not declared again
+    checks = Codes(Kind.INVALID, {code: declared[code] for code in ("blank", "invalid-choice")})
+    return [DRF_CODES, INPUT_CODES.only("invalid"), checks]
