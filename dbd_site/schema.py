@@ -11,9 +11,10 @@ Error codes (docs/api-errors.md, "Which codes an operation answers"): the one `E
 enum lists every declared code (`dbd_site.errors.declared_codes`), and each operation's
 refusals narrow it, per status, to the codes that operation may answer: the groups its
 view names (`answers`, next to the view), the ones its pipeline brings (`@idempotent`, a
-request serializer, a read-only token on a write), and the ones every operation may meet
-(a bad token, the throttle, a missing object at a path parameter, ...), each under the
-status of its kind (`dbd_site.errors.HTTP_STATUS`).
+request serializer, a list's paginator, its authentication: a bad token, a read-only
+token or a session without its CSRF token on a write), and the ones every operation may
+meet (the throttle, a missing object at a path parameter, ...), each under the status of
+its kind (`dbd_site.errors.HTTP_STATUS`).
 """
 
 from collections.abc import Callable, Iterable, Iterator
@@ -21,10 +22,11 @@ from typing import Any, TypeVar
 
 from drf_spectacular import openapi
 from rest_framework import serializers
+from rest_framework.authentication import SessionAuthentication
 
 from dbd_site import inputs
 from dbd_site.api_codes import CODES as REQUEST_CODES
-from dbd_site.api_codes import CSRF_CODES, PERMISSION_CODES, serializer_codes
+from dbd_site.api_codes import PERMISSION_CODES, UNAUTHENTICATED_CODES, serializer_codes
 from dbd_site.error_docs import load_every_declaring_module
 from dbd_site.errors import (
     DOMAIN_KINDS,
@@ -101,10 +103,8 @@ class AutoSchema(openapi.AutoSchema):
         groups: list[Answers] = [
             *getattr(self.view, CODES_ATTRIBUTE, ()),
             *getattr(handler, CODES_ATTRIBUTE, ()),
+            *self._authentication_codes(method.lower()),
         ]
-        if method.lower() in WRITES:  # e.g. a read-only token (accounts.authentication)
-            for authenticator in getattr(self.view, "authentication_classes", ()):
-                groups += getattr(authenticator, "write_error_codes", ())
         paginator = getattr(self.view, "pagination_class", None)
         if paginator is not None and method.lower() == "get" and self._is_list_view():
             groups += getattr(paginator, "error_codes", ())
@@ -115,6 +115,20 @@ class AutoSchema(openapi.AutoSchema):
             groups.append(serializer_codes)  # its fields' codes (required, null, ...)
         operation[CODES_KEY] = {k: sorted(v) for k, v in _by_status(groups).items()}
         return operation
+
+    def _authentication_codes(self, method: str) -> list[Answers]:
+        """What the view's authentication may refuse: a bad token (401); on a write, a
+        read-only token (`write_error_codes`, accounts.authentication) and a session
+        without its CSRF token, which DRF refuses with 403 `permission-denied` (its views
+        are exempt from Django's own check, whose `csrf-failed` is for the site's other
+        views under /api/). A view that reads no credentials answers none of them."""
+        authenticators = list(getattr(self.view, "authentication_classes", ()))
+        groups: list[Answers] = [UNAUTHENTICATED_CODES] if authenticators else []
+        for authenticator in authenticators if method in WRITES else []:
+            groups += getattr(authenticator, "write_error_codes", ())
+            if issubclass(authenticator, SessionAuthentication):
+                groups.append(PERMISSION_CODES)
+        return groups
 
     def _map_basic_serializer(self, serializer, direction):
         schema = super()._map_basic_serializer(serializer, direction)
@@ -306,9 +320,6 @@ def _common_codes(path: str, method: str, operation: dict[str, Any]) -> list[Cod
     groups = [REQUEST_CODES, inputs.CODES.only("bad-character")]  # a forged Host, a NUL
     if "{" in path:
         groups.append(NOT_FOUND_CODES)
-    if method in WRITES:
-        # A signed-in browser's write without its CSRF token (DRF's check, or Django's).
-        groups += [CSRF_CODES, PERMISSION_CODES]
     if method in BODIES:
         groups += [inputs.CODES, INPUT_CODES]  # the JSON parser, unknown keys
     if any(p.get("name") == "If-Match" for p in operation.get("parameters", [])):
@@ -321,7 +332,8 @@ def _codes(path: str, method: str, operation: dict[str, Any]) -> dict[str, list[
     statuses = _by_status(_common_codes(path, method, operation))
     for status, codes in operation.pop(CODES_KEY, {}).items():
         statuses.setdefault(status, set()).update(codes)
-    for kind in set(Kind) - DOMAIN_KINDS:  # answered around every view
+    # Answered around every view (401 comes from the view's authentication, above).
+    for kind in set(Kind) - DOMAIN_KINDS - {Kind.UNAUTHENTICATED}:
         statuses.setdefault(str(HTTP_STATUS[kind]), set()).update(codes_of(kind))
     if method not in BODIES:
         statuses.pop("415", None)

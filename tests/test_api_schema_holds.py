@@ -99,7 +99,6 @@ def test_each_operation_lists_the_codes_it_answers_under_their_status(schema):
     assert error_codes(replace, "412") == ["precondition-failed"]
     assert error_codes(replace, "401") == ["authentication-failed", "not-authenticated"]
     assert error_codes(replace, "403") == [
-        "csrf-failed",
         "not-owner",
         "permission-denied",
         "read-only-token",
@@ -107,6 +106,9 @@ def test_each_operation_lists_the_codes_it_answers_under_their_status(schema):
     assert [p for p, node in walk(schema) if "x-error-codes" in node] == []  # used up
     listing = schema["paths"]["/api/v1/rosters/"]["get"]["responses"]
     assert not {"403", "404", "409"} & set(listing)
+    validate = schema["paths"]["/api/v1/rosters/validate/"]["post"]  # reads no credentials
+    assert not {"401", "403"} & set(validate["responses"])
+    assert {"wrong-type", "missing-key"} <= set(error_codes(validate, "400"))  # @api_view
     assert error_codes(schema["paths"]["/api/v1/rosters/"]["get"], "400") == [
         "bad-character",
         "bad-host",
