@@ -41,6 +41,7 @@ def load_every_declaring_module() -> None:
         import_string(path)
 
 
+_BY_STATUS = sorted(Kind, key=HTTP_STATUS.__getitem__)
 _WHICH_CODES = [
     "## Which codes an operation answers",
     "",
@@ -110,7 +111,10 @@ def api_errors_page() -> str:
         "",
         "| Status | Kind | Means |",
         "| --- | --- | --- |",
-        *(f"| {HTTP_STATUS[kind]} | `{kind.value}` | {_WHAT_KIND_MEANS[kind]} |" for kind in Kind),
+        *(
+            f"| {HTTP_STATUS[kind]} | `{kind.value}` | {_WHAT_KIND_MEANS[kind]} |"
+            for kind in sorted(Kind, key=HTTP_STATUS.__getitem__)
+        ),
         "",
         *_WHICH_CODES,
         "## Codes",
