@@ -113,7 +113,7 @@ def api_errors_page() -> str:
         "| --- | --- | --- |",
         *(
             f"| {HTTP_STATUS[kind]} | `{kind.value}` | {_WHAT_KIND_MEANS[kind]} |"
-            for kind in sorted(Kind, key=HTTP_STATUS.__getitem__)
+            for kind in _BY_STATUS
         ),
         "",
         *_WHICH_CODES,
