@@ -33,6 +33,7 @@ PYTEST_XDIST ?= -n auto
 
 CHROMIUM := /usr/bin/chromium
 WRK := /usr/bin/wrk
+NGINX := /usr/sbin/nginx
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_INSTALL := $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y
 
@@ -72,8 +73,11 @@ run: $(STAMP)
 	@# A database with other people's accounts is refused (and the server starts anyway).
 	-$(DEV_ENV) $(MANAGE) seed_demo
 	@# The background worker (webhook deliveries, docs/events.md) runs beside the server
-	@# and is stopped with it (Ctrl-C, or the server ending any way).
-	$(DEV_ENV) $(MANAGE) db_worker --no-reload & worker=$$!; \
+	@# and is stopped with it (Ctrl-C, or the server ending any way): RQ's when
+	@# TASKS_QUEUE_URL puts the queue in Redis (docs/operations.md), else the database's.
+	if [ -n "$$TASKS_QUEUE_URL" ]; then \
+		$(DEV_ENV) $(MANAGE) rqworker --with-scheduler --job-class django_tasks_rq.Job default & \
+	else $(DEV_ENV) $(MANAGE) db_worker --no-reload & fi; worker=$$!; \
 	trap 'kill $$worker 2>/dev/null; wait $$worker 2>/dev/null' EXIT INT TERM; \
 	$(DEV_ENV) $(MANAGE) runserver 127.0.0.1:8000
 
@@ -113,10 +117,10 @@ mutation: $(STAMP)
 	$(BIN)/python scripts/mutation.py $(MUTATION_ARGS)
 
 # Need PostgreSQL on 127.0.0.1:5432 (BENCH_DATABASE_URL to change it) and Redis
-# (BENCH_REDIS_URL); make and drop dbd_bench; install wrk and chromium from Debian if
+# (BENCH_REDIS_URL); make and drop dbd_bench; install wrk, nginx and chromium from Debian if
 # missing. BENCH_ARGS passes options, e.g. `make bench BENCH_ARGS=--quick`; with --profile,
 # pyinstrument is installed into .venv if missing.
-bench: $(STAMP) $(WRK) $(CHROMIUM)
+bench: $(STAMP) $(WRK) $(NGINX) $(CHROMIUM)
 	mkdir -p var
 	@if [[ " $(BENCH_ARGS) " == *" --profile "* ]] && ! $(BIN)/python -c 'import pyinstrument' 2>/dev/null; then \
 		$(BIN)/python -m pip install --quiet pyinstrument; \
@@ -136,6 +140,10 @@ two-servers: $(STAMP)
 $(WRK):
 	$(SUDO) apt-get update
 	$(APT_INSTALL) wrk
+
+$(NGINX):
+	$(SUDO) apt-get update
+	$(APT_INSTALL) nginx
 
 clean:
 	rm -rf $(VENV) staticfiles build *.egg-info test-results .pytest_cache .ruff_cache \

@@ -480,6 +480,9 @@ def load_phase(plan: Plan, world, phases) -> dict[str, list]:
             log=log,
             cookie=players[0]["cookie"],
             cpus=pins and pins[0],
+        ) as server,
+        load.behind_nginx(
+            server, log.parent / "bench-nginx", cookie=players[0]["cookie"], cpus=pins and pins[1]
         ) as base,
     ):
         for name, round_, start in (
@@ -507,10 +510,11 @@ def load_section(ramps: dict[str, list], load_words: str, summary: list) -> list
 
     pins = load.pinning()
     where = (
-        f"gunicorn ({WORKERS_PER_CORE} sync workers) on CPU {pins[0]}; wrk, PostgreSQL and "
-        f"Redis on CPU {pins[1]}"
+        f"gunicorn ({WORKERS_PER_CORE} sync workers) on CPU {pins[0]}; nginx in front of "
+        f"it as deployed (deploy/nginx.conf), wrk, PostgreSQL and Redis on CPU {pins[1]}"
         if pins
-        else f"gunicorn ({WORKERS} workers) unpinned (one core, or no taskset)"
+        else f"gunicorn ({WORKERS} workers) behind nginx as deployed, unpinned (one core, "
+        "or no taskset)"
     )
     lines = [
         "## Players served per core",

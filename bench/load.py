@@ -1,5 +1,7 @@
 """Load on loopback: gunicorn (sync workers, 2 x cores + 1 as the Dockerfile runs it)
-and Debian's `wrk`, one connection per player, each player pausing between requests as a
+behind nginx as deployed (`bench.proxy`: wrk connects before each pause, and without the
+proxy every paused player would hold a worker), and Debian's `wrk`, one connection per
+player, each player pausing between requests as a
 person at the table or at the builder would (`PLAYERS_SCRIPT`).
 
 wrk counts only socket errors and 4xx/5xx answers as errors; the Lua script also counts
@@ -23,6 +25,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+
+from bench import proxy
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -119,6 +123,7 @@ def gunicorn(
     `cpus` pins the server (taskset)."""
     port = free_port()
     base = f"http://127.0.0.1:{port}"
+    log.parent.mkdir(parents=True, exist_ok=True)  # var/ is not in a fresh checkout
     command = [
         str(Path(sys.executable).with_name("gunicorn")),
         "dbd_site.wsgi",
@@ -162,6 +167,35 @@ def gunicorn(
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
+
+
+@contextmanager
+def behind_nginx(base: str, home: Path, *, cookie: str, cpus: str | None = None) -> Iterator[str]:
+    """nginx as deployed (`bench.proxy`) in front of the server at `base`; yield the
+    proxy's base URL; always stop it. `cpus` pins nginx (taskset)."""
+    port = free_port()
+    command = proxy.write_conf(home, [int(base.rsplit(":", 1)[1])], port)
+    process = subprocess.Popen(
+        _pinned(command, cpus), cwd=BASE_DIR, start_new_session=True, stdin=subprocess.DEVNULL
+    )
+    front = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            if process.poll() is not None:
+                raise RuntimeError(f"nginx exited with {process.returncode}; see {home}")
+            try:
+                if _get(f"{front}/bench/floor/", cookie) == 200:
+                    break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"nginx did not answer within 20 s; see {home}")
+            time.sleep(0.1)
+        yield front
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        process.wait(timeout=30)
 
 
 def check(url: str, cookie: str) -> None:

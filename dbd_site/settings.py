@@ -358,12 +358,27 @@ SPECTACULAR_SETTINGS = {
 # Background tasks (django-tasks, Django's tasks framework): webhook deliveries. The
 # database backend by default, worked by `manage.py db_worker` (`make run` starts one;
 # docker-compose runs it as the `worker` service). docs/events.md, "The worker".
-TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
+# TASKS_QUEUE_URL (a Redis URL) queues them in Redis instead, through RQ
+# (`django-tasks-rq`), worked by `manage.py rqworker` on any number of servers.
+TASKS_QUEUE_URL = env_str("TASKS_QUEUE_URL", default="")
+if TASKS_QUEUE_URL:
+    if not TASKS_QUEUE_URL.startswith(("redis://", "rediss://", "unix://")):
+        # Not echoed: the URL may carry Redis's password.
+        raise ImproperlyConfigured(
+            "TASKS_QUEUE_URL must be a Redis URL (redis://, rediss:// or unix://)."
+        )
+    INSTALLED_APPS += ["django_rq", "django_tasks_rq"]
+    RQ_QUEUES = {"default": {"URL": TASKS_QUEUE_URL}}
+    TASKS = {"default": {"BACKEND": "django_tasks_rq.RQBackend", "QUEUES": ["default"]}}
+else:
+    TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
 
 # Webhooks (docs/events.md): each try waits on the receiver at most this long in all
 # (seconds); a failed event is tried up to this many times, with exponential backoff.
 WEBHOOK_TIMEOUT = 10
 WEBHOOK_MAX_TRIES = 8
+# A rotated secret goes on signing beside the new one this long (docs/events.md).
+WEBHOOK_SECRET_GRACE_HOURS = 24
 # SSRF: a production site sends webhooks to public addresses over https only
 # (`events.addresses`); DEBUG (`make run`) and the tests let loopback receivers through.
 WEBHOOK_ALLOW_PRIVATE_ADDRESSES = DEBUG

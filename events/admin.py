@@ -31,7 +31,7 @@ class WebhookAdmin(ReadOnlyAdmin):
     list_display = ("id", "user", "url", "active", "created_at")
     list_filter = ("active",)
     search_fields = ("user__username", "url")
-    exclude = ("secret",)
+    exclude = ("secret", "previous_secret")
     formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
 
 

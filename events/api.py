@@ -249,6 +249,35 @@ class WebhookPingView(EventsApiView):
 
 
 @extend_schema_view(
+    post=extend_schema(
+        operation_id="webhooks_rotate_secret",
+        summary="Give the webhook a new secret",
+        description=(
+            "Answers the hook with its new `secret`, shown in this answer only. Until "
+            "`previous_secret_expires_at` (24 h) each delivery is signed with both secrets "
+            "(two `v1` in `DBD-Signature`), so the receiver can switch without losing a "
+            "delivery; then with the new one alone. `keep_previous: false` stops the old "
+            "one at once."
+        ),
+        parameters=[WEBHOOK_ID, IDEMPOTENCY_KEY],
+        request=serializers.RotateSecretInSerializer,
+        responses={200: serializers.NewWebhookSerializer, **REFUSED, **NOT_FOUND, **COMMON_ERRORS},
+        tags=["webhooks"],
+    )
+)
+class WebhookRotateSecretView(EventsApiView):
+    serializer_class = serializers.NewWebhookSerializer
+
+    @idempotent
+    def post(self, request: Request, webhook_id: int) -> Response:
+        hook = services.rotate_secret(
+            webhook=self.get_webhook(), **self.body(serializers.RotateSecretInSerializer)
+        )
+        shows_secret(request)
+        return Response(self.get_serializer(hook).data)
+
+
+@extend_schema_view(
     get=extend_schema(
         operation_id="webhooks_deliveries",
         summary="A webhook's delivery log, newest first",

@@ -12,6 +12,11 @@ urlpatterns = [
     path(HOOK, api.WebhookDetailView.as_view(), name="events-api-webhook"),
     path(f"{HOOK}ping/", api.WebhookPingView.as_view(), name="events-api-webhook-ping"),
     path(
+        f"{HOOK}rotate-secret/",
+        api.WebhookRotateSecretView.as_view(),
+        name="events-api-webhook-rotate-secret",
+    ),
+    path(
         f"{HOOK}deliveries/",
         api.WebhookDeliveriesView.as_view(),
         name="events-api-webhook-deliveries",

@@ -11,7 +11,8 @@ shuts the connection at the deadline, so a receiver that hangs or drips cannot s
 the worker.
 
 The signature (docs/events.md, "Verifying a delivery"): header `DBD-Signature:
-t=<unix time>,v1=<hex HMAC-SHA256 of "<t>.<body>" with the hook's secret>`.
+t=<unix time>,v1=<hex HMAC-SHA256 of "<t>.<body>" with the hook's secret>`, and a second
+`v1` with the secret it replaced while a rotation's grace period lasts.
 """
 
 import contextlib
@@ -45,10 +46,13 @@ BACKOFF_FACTOR = 4
 LONGEST_WAIT = timedelta(hours=12)
 
 
-def sign(secret: str, body: str, timestamp: int) -> str:
-    """The `DBD-Signature` header's value for `body` sent at `timestamp`."""
-    mac = hmac.new(secret.encode(), f"{timestamp}.{body}".encode(), hashlib.sha256)
-    return f"t={timestamp},v1={mac.hexdigest()}"
+def sign(secret: str, body: str, timestamp: int, *older: str) -> str:
+    """The `DBD-Signature` header's value for `body` sent at `timestamp`: one `v1` for
+    `secret`, then one for each `older` secret still signing (a rotation's grace period),
+    as Stripe does, so a receiver that holds either secret finds its signature."""
+    signed = f"{timestamp}.{body}".encode()
+    macs = [hmac.new(key.encode(), signed, hashlib.sha256).hexdigest() for key in (secret, *older)]
+    return ",".join([f"t={timestamp}", *(f"v1={mac}" for mac in macs)])
 
 
 def backoff(tries: int) -> timedelta:
@@ -132,12 +136,13 @@ def attempt(
         delivery.save(update_fields=["status", "next_attempt_at"])
         return delivery
     at = now()
+    newest, *older = hook.signing_secrets(at)
     headers = {
         "Content-Type": "application/json",
         "User-Agent": USER_AGENT,
         "DBD-Event": delivery.kind,
         "DBD-Delivery": str(delivery.pk),
-        SIGNATURE_HEADER: sign(hook.secret, delivery.body, int(at.timestamp())),
+        SIGNATURE_HEADER: sign(newest, delivery.body, int(at.timestamp()), *older),
     }
     started = time.monotonic()
     answer = send(hook.url, delivery.body.encode(), headers, float(settings.WEBHOOK_TIMEOUT))

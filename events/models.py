@@ -11,6 +11,7 @@ event only once every transaction that started before its own has ended
 """
 
 import secrets
+from datetime import datetime
 
 from django.conf import settings
 from django.db import models
@@ -53,6 +54,10 @@ class Webhook(models.Model):
     kinds = models.JSONField(default=list)
     active = models.BooleanField(default=True)
     secret = models.CharField(max_length=64, default=new_secret)
+    # The secret a rotation replaced, still signing beside the new one until it expires,
+    # so the receiver can switch without losing a delivery (`events.services.rotate_secret`).
+    previous_secret = models.CharField(max_length=64, blank=True, default="")
+    previous_secret_expires_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
@@ -60,6 +65,14 @@ class Webhook(models.Model):
 
     def __str__(self) -> str:
         return self.url
+
+    def signing_secrets(self, at: datetime) -> list[str]:
+        """What a try made at `at` is signed with: the secret, then the one it replaced
+        while that one's grace period lasts."""
+        expires = self.previous_secret_expires_at
+        if self.previous_secret and expires is not None and at < expires:
+            return [self.secret, self.previous_secret]
+        return [self.secret]
 
 
 class Delivery(models.Model):

@@ -34,10 +34,16 @@ class EventFeedSerializer(StrictSerializer):
 class WebhookSerializer(serializers.ModelSerializer):
     kinds = serializers.ListField(child=serializers.ChoiceField(choices=KIND_CHOICES))
     created = serializers.DateTimeField(source="created_at")
+    previous_secret_expires_at = serializers.DateTimeField(
+        allow_null=True,
+        help_text="Until when the secret the last rotation replaced signs deliveries too "
+        "(a second `v1`); `null` when the hook's secret was never rotated, or the old one "
+        "was stopped at once.",
+    )
 
     class Meta:
         model = Webhook
-        fields = ["id", "url", "kinds", "active", "created"]
+        fields = ["id", "url", "kinds", "active", "created", "previous_secret_expires_at"]
         read_only_fields = fields
 
 
@@ -67,6 +73,15 @@ class WebhookPatchSerializer(StrictSerializer):
         max_length=len(KINDS), child=serializers.CharField(max_length=40), required=False
     )
     active = serializers.BooleanField(required=False)
+
+
+class RotateSecretInSerializer(StrictSerializer):
+    keep_previous = serializers.BooleanField(
+        default=True,
+        help_text="Let the old secret sign beside the new one for a grace period (24 h), "
+        "so the receiver can switch without losing a delivery; `false` stops it at once "
+        "(a leaked secret).",
+    )
 
 
 class TrySerializer(serializers.ModelSerializer):

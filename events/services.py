@@ -9,9 +9,11 @@ transaction has committed (`transaction.on_commit`).
 
 import json
 from collections.abc import Collection, Iterable
+from datetime import timedelta
 from functools import partial
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import connection, transaction
 from django.db.models.expressions import RawSQL
@@ -20,7 +22,7 @@ from django.utils import timezone
 from dbd_site.errors import Invalid, declare_codes
 from events import addresses
 from events.kinds import KINDS, PING
-from events.models import Delivery, Event, Webhook
+from events.models import Delivery, Event, Webhook, new_secret
 
 CODES = declare_codes(
     {
@@ -175,6 +177,21 @@ def update_webhook(
         webhook.active = active
     webhook.save(update_fields=["url", "kinds", "active"])
     return webhook
+
+
+@transaction.atomic
+def rotate_secret(*, webhook: Webhook, keep_previous: bool = True) -> Webhook:
+    """A new secret for the hook (the caller shows it once). The one it replaces goes on
+    signing beside it for WEBHOOK_SECRET_GRACE_HOURS, so the receiver can switch
+    without losing a delivery; with `keep_previous` off (a leaked secret) it stops at
+    once. Only the last one replaced is kept: one still in its grace period stops."""
+    hook = Webhook.objects.select_for_update().get(pk=webhook.pk)  # one rotation at a time
+    grace = timedelta(hours=settings.WEBHOOK_SECRET_GRACE_HOURS)
+    hook.previous_secret = hook.secret if keep_previous else ""
+    hook.previous_secret_expires_at = timezone.now() + grace if keep_previous else None
+    hook.secret = new_secret()
+    hook.save(update_fields=["secret", "previous_secret", "previous_secret_expires_at"])
+    return hook
 
 
 @transaction.atomic

@@ -122,8 +122,10 @@ def invitation(request: HttpRequest, battle_id: int) -> HttpResponse:
 @require_http_methods(["GET", "HEAD", "POST"])
 @not_found_is_404
 def spectator_link(request: HttpRequest, battle_id: int) -> HttpResponse:
-    """Replace or withdraw the battle's spectator link: a page that asks first (the
-    screen links here), then the change (`play.sharing`)."""
+    """The battle's spectator link, and its replacing or withdrawing: a page that shows
+    it and asks first (the screen links here; for htmx, only the screen fold's line with
+    the link), then the change (`play.sharing`): a new link comes back to this page, to be
+    copied; a withdrawn one to the battle."""
     battle = selectors.get_battle(user=request.user, battle_id=battle_id)
     if request.method == "POST":
         do = request.POST.get("do")
@@ -131,6 +133,7 @@ def spectator_link(request: HttpRequest, battle_id: int) -> HttpResponse:
             if do == "replace":
                 sharing.replace_spectator_link(battle=battle, by=request.user)
                 messages.success(request, "A new spectator link: the old one no longer works.")
+                return redirect("play:spectator_link", battle_id=battle.pk)
             elif do == "withdraw":
                 sharing.withdraw_spectator_link(battle=battle, by=request.user)
                 messages.success(request, "The spectator link is withdrawn: nobody can watch.")
@@ -146,8 +149,10 @@ def spectator_link(request: HttpRequest, battle_id: int) -> HttpResponse:
         "may_act": selectors.may_act(battle=battle, user=request.user),
         "spectator_url": _spectator_url(request, battle),
     }
-    shows_secret(request)  # the spectator link
-    return render(request, "play/spectator_link.html", context)
+    shows_secret(request)  # the spectator link: this page alone shows it to the players
+    response = render_page(request, "play/spectator_link.html", context, partial="fold")
+    patch_cache_control(response, private=True, no_cache=True)
+    return response
 
 
 def _spectator_url(request: HttpRequest, battle: Battle) -> str:
@@ -286,7 +291,6 @@ def _screen_context(
             view, catalogue, figure_id=figure_id, do=do, values=values, may_act=may_act
         )
         context["sheet_choices"] = _sheet_choices(context["sheet"], shown=shown_choices)
-        context["spectator_url"] = _spectator_url(request, battle)
     return context
 
 
@@ -363,7 +367,6 @@ def _asked_sheet(request: HttpRequest) -> Sheet:
 
 def _screen(request: HttpRequest, battle: Battle, *, status: int = 200, **kw: Any) -> HttpResponse:
     context = _screen_context(request, battle, **kw)
-    shows_secret(request)  # the whole screen has the spectator link
     response = render_page(request, "play/battle.html", context, status=status)
     patch_cache_control(response, private=True, no_cache=True)
     return response
@@ -383,10 +386,22 @@ def battle_page(request: HttpRequest, battle_id: int) -> HttpResponse:
     )
 
 
+def _gone(request: HttpRequest, *, watching: bool, page: bool = False) -> HttpResponse:
+    """404 for a battle the reader can no longer see (a spectator link withdrawn or
+    replaced, a battle deleted), saying so: to a poll, the state panel with the words in
+    place of the battle, which stops the polling (static/js/play.js); else a page."""
+    template = "play/gone.html" if page else "play/gone.html#panel"
+    response = render(request, template, {"watching": watching}, status=404)
+    patch_cache_control(response, private=True, no_cache=True)
+    return response
+
+
 @require_GET
-@not_found_is_404
 def watch(request: HttpRequest, token: str) -> HttpResponse:
-    battle = selectors.get_battle_by_token(token=token)
+    try:
+        battle = selectors.get_battle_by_token(token=token)
+    except NotFound:
+        return _gone(request, watching=True, page=True)
     return _screen(
         request, battle, viewer_sides=frozenset(), watching=True, log=_log_shown(request)
     )
@@ -460,9 +475,13 @@ def _state(
 @require_GET
 @not_found_is_404
 def state(request: HttpRequest, battle_id: int) -> HttpResponse:
+    try:
+        version = selectors.battle_version(user=request.user, battle_id=battle_id)
+    except NotFound:
+        return _gone(request, watching=False)
     return _state(
         request,
-        selectors.battle_version(user=request.user, battle_id=battle_id),
+        version,
         lambda: selectors.get_battle(user=request.user, battle_id=battle_id),
         watching=False,
     )
@@ -471,9 +490,13 @@ def state(request: HttpRequest, battle_id: int) -> HttpResponse:
 @require_GET
 @not_found_is_404
 def watch_state(request: HttpRequest, token: str) -> HttpResponse:
+    try:
+        version = selectors.battle_version_by_token(token=token)
+    except NotFound:
+        return _gone(request, watching=True)
     return _state(
         request,
-        selectors.battle_version_by_token(token=token),
+        version,
         lambda: selectors.get_battle_by_token(token=token),
         watching=True,
     )
@@ -597,8 +620,6 @@ def sheet(request: HttpRequest, battle_id: int) -> HttpResponse:
         viewer_sides=selectors.player_sides(battle=battle, user=request.user),
         sheet=_asked_sheet(request),
     )
-    if not is_htmx(request):
-        shows_secret(request)  # the whole screen has the spectator link
     response = render_page(request, "play/battle.html", context, partial="sheet")
     patch_cache_control(response, private=True, no_cache=True)
     return response

@@ -48,12 +48,15 @@ from pathlib import Path
 import psycopg
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # the bench's proxy module, when run as a script
+
+from bench import proxy  # noqa: E402
+
 BIN = Path(sys.executable).parent
 LOOPBACK = "127.0.0.1"
 ADMIN_URL = os.environ.get(
     "TWO_SERVERS_POSTGRES_URL", "postgres://postgres@127.0.0.1:5432/postgres"
 )
-NGINX_CONF = ROOT / "deploy" / "nginx.conf"
 ANON_LIMIT = 60  # the documented default, API_THROTTLE_ANON
 USERNAME = "two-servers"
 PASSWORD = "two-servers-pass-4821"
@@ -77,7 +80,7 @@ USER_LIMIT = 120
 FAILURE_LIMIT = 5  # AXES_FAILURE_LIMIT's default
 TOKEN_CAP = 20  # accounts.tokens.MAX_TOKENS_PER_USER
 DEBIAN = {
-    "nginx": "/usr/sbin/nginx",
+    "nginx": proxy.NGINX,
     "wrk": "/usr/bin/wrk",
     "redis-server": "/usr/bin/redis-server",
 }
@@ -442,22 +445,9 @@ def main() -> int:
     say(f"instances A on :{ports['A']}, B on :{ports['B']} ({args.workers} workers each)")
 
     proxy_port = free_port()
-    (work / "nginx").mkdir()
-    (work / "nginx" / "site.conf").write_text(proxy_site(ports, proxy_port))
-    (work / "nginx" / "nginx.conf").write_text(proxy_main(work / "nginx"))
     nginx = start(
         "nginx",
-        [
-            DEBIAN["nginx"],
-            "-p",
-            str(work / "nginx"),
-            "-c",
-            str(work / "nginx" / "nginx.conf"),
-            "-e",
-            str(work / "nginx" / "error.log"),
-            "-g",
-            "daemon off;",
-        ],
+        proxy.write_conf(work / "nginx", list(ports.values()), proxy_port, name_upstream=True),
         env=dict(os.environ),
         log=work / "nginx.log",
     )
@@ -504,44 +494,6 @@ def _answers(port: int, path: str) -> int | None:
         return call(port, "GET", path).status
     except OSError:
         return None
-
-
-def proxy_site(ports: dict[str, int], proxy_port: int) -> str:
-    """deploy/nginx.conf, its upstream the two instances, its listener on loopback, and a
-    header naming the instance that answered (for this script only)."""
-    conf = NGINX_CONF.read_text()
-    changes = {
-        "    server web:8000 max_fails=1 fail_timeout=5s;\n": "".join(
-            f"    server {LOOPBACK}:{port} max_fails=1 fail_timeout=5s;\n"
-            for port in ports.values()
-        ),
-        "    listen 8080;\n": f"    listen {LOOPBACK}:{proxy_port};\n",
-        "    location / {\n": "    location / {\n"
-        "        add_header X-Upstream-Addr $upstream_addr always;\n",
-    }
-    for old, new in changes.items():
-        if conf.count(old) != 1:
-            raise SystemExit(f"deploy/nginx.conf changed: expected one {old.strip()!r}")
-        conf = conf.replace(old, new)
-    return conf
-
-
-def proxy_main(home: Path) -> str:
-    return f"""
-worker_processes 1;
-pid {home}/nginx.pid;
-error_log {home}/error.log warn;
-events {{ worker_connections 1024; }}
-http {{
-    access_log off;
-    client_body_temp_path {home}/client_body;
-    proxy_temp_path {home}/proxy;
-    fastcgi_temp_path {home}/fastcgi;
-    uwsgi_temp_path {home}/uwsgi;
-    scgi_temp_path {home}/scgi;
-    include {home}/site.conf;
-}}
-"""
 
 
 def check_anonymous_limit(findings: Findings, proxy: int, ports: dict[str, int]) -> None:

@@ -192,6 +192,7 @@ def test_a_not_modified_answer_carries_the_headers(client, alice):
     assert int(again["RateLimit-Remaining"]) == int(first["RateLimit-Remaining"]) - 1
 
 
+@pytest.mark.django_db  # the page and the rules read the catalogue
 def test_pages_carry_no_rate_limit_headers(client):
     response = client.get("/")
     assert response.status_code == 200

@@ -78,15 +78,16 @@ def test_no_compressed_answer_shows_a_capability_token(world):
         f"/api/v1/rosters/{force}/": ["share"],
         f"/campaigns/{campaign}/": ["invitation"],
         f"/api/v1/campaigns/{campaign}/": ["invitation"],
-        f"/play/{play}/": ["spectator"],
+        f"/play/{play}/spectator-link/": ["spectator"],
         f"/api/v1/battles/{play}/": ["spectator"],
         f"/play/watch/{tokens['spectator']}/": ["spectator"],
     }.items() <= kept_whole.items()
-    # The rest of any size went compressed: the builder, the battle's state panel, the
-    # list of forces, the rules.
+    # The rest of any size went compressed: the builder, the battle screen and its state
+    # panel, the list of forces, the rules.
     member = world.values["member_id"]
     assert {
         f"/forces/{force}/members/{member}/",
+        f"/play/{play}/",
         f"/play/{play}/state/",
         "/api/v1/rosters/",
         "/rules/",
@@ -168,6 +169,23 @@ def test_the_roster_api_etag_works_through_compression(world):
     assert compressed(fresh)
     assert fresh["ETag"] != etag
     assert api.get(url, HTTP_IF_NONE_MATCH=fresh["ETag"], **GZIP).status_code == 304
+
+
+def test_the_battle_screen_is_compressed_and_its_spectator_link_comes_apart(world):
+    owner = signed_in(world)
+    battle, token = world.play_values["battle_id"], world.play_values["token"]
+    screen = owner.get(reverse("play:battle", args=[battle]), **GZIP)
+    assert screen.status_code == 200
+    assert compressed(screen)
+    assert token.encode() not in body(screen)
+    assert len(screen.content) < len(body(screen)) / 3
+    link_page = reverse("play:spectator_link", args=[battle])
+    # The screen's fold asks the link's page for it (htmx); without JavaScript, the page.
+    assert f'href="{link_page}" hx-get="{link_page}"'.encode() in body(screen)
+    for asked in (owner.get(link_page, **HTMX, **GZIP), owner.get(link_page, **GZIP)):
+        assert asked.status_code == 200
+        assert not compressed(asked)
+        assert f"/play/watch/{token}/".encode() in asked.content
 
 
 def test_the_battle_poll_stays_a_bodyless_304_and_its_change_comes_compressed(world):

@@ -163,6 +163,7 @@ def test_behind_one_proxy_the_client_is_the_address_the_proxy_saw():
         assert anon_throttle_key() == "api:anon:192.0.2.10"
 
 
+@pytest.mark.django_db  # the page and the rules read the catalogue
 def test_forged_forwarded_for_does_not_escape_the_anonymous_limit(client):
     with throttle_rates(anon="2/minute"):
         url = "/api/v1/rules/"

@@ -33,7 +33,7 @@
     return quiet < PLAYING_FOR_MS ? PLAYING_MS : quiet < RESTING_AFTER_MS ? QUIET_MS : RESTING_MS;
   }
   // The panel's data-poll says what it is doing: "asking", the ms until it asks, or
-  // "off" (hidden, ended).
+  // "off" (hidden, ended, gone).
   function schedule(ms) {
     window.clearTimeout(timer);
     timer = null;
@@ -41,7 +41,10 @@
     if (!state || asking) {
       return; // a poll waiting for its answer schedules the next itself
     }
-    if (document.hidden || state.getAttribute("data-status") === "ended") {
+    // An ended battle asks no more; nor a panel that says the battle is gone (a spectator
+    // link withdrawn, a battle deleted: the poll's 404 brings it, play/gone.html).
+    var status = state.getAttribute("data-status");
+    if (document.hidden || status === "ended" || status === "gone") {
       state.setAttribute("data-poll", "off");
       return;
     }

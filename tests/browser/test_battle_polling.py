@@ -2,7 +2,8 @@
 the version it shows in If-None-Match and none of htmx's or the CSRF headers; never while
 the page is hidden, at once when it is shown again; never once the battle has ended; and a
 poll that cannot reach the site waits longer each time, leaving the alert it caused as it
-is (no flicker, nothing announced again).
+is (no flicker, nothing announced again); a battle no longer there (a spectator link
+withdrawn, a battle deleted) says so in place of the screen and asks no more.
 
 Time in the page is Playwright's fake clock, paused and moved on by the test. That nothing
 was asked during a stretch is shown by a marker request sent after it: the browser starts
@@ -15,7 +16,7 @@ import pytest
 from django.urls import reverse
 from playwright.sync_api import Page, expect
 
-from play import services
+from play import services, sharing
 from tests.browser.conftest import log_in, phone
 from tests.play import acting
 from tests.play.conftest import play_force
@@ -51,16 +52,21 @@ def battle(django_user_model):
     )
 
 
-def open_battle(browser, live_server, battle) -> tuple[Page, list]:
-    """Alice's phone on the battle with the clock paused, its first poll answered 304 and
-    the next one due in half a second. Gives the page and the list of every request it
-    starts to the state panel or to the marker."""
-    page = log_in(phone(browser), live_server.url, "alice")
+def open_battle(browser, live_server, battle, *, watching=False) -> tuple[Page, list]:
+    """Alice's phone on the battle (`watching`: a spectator's, by the link) with the clock
+    paused, its first poll answered 304 and the next one due in half a second. Gives the
+    page and the list of every request it starts to the state panel or to the marker."""
+    if watching:
+        page = phone(browser).new_page()
+        screen = reverse("play:watch", args=[battle.spectator_token])
+    else:
+        page = log_in(phone(browser), live_server.url, "alice")
+        screen = reverse("play:battle", args=[battle.pk])
     seen: list = []
     page.on("request", lambda r: seen.append(r) if STATE in r.url or MARKER in r.url else None)
     page.clock.install(time=START)
     page.clock.pause_at(START + datetime.timedelta(seconds=1))
-    page.goto(live_server.url + reverse("play:battle", args=[battle.pk]))
+    page.goto(live_server.url + screen)
     page.clock.run_for(1)  # htmx starts (and says the page is loaded) in a timer of its own
     due(page, PLAYING_MS)
     answered(page, 304, PLAYING_MS)
@@ -147,6 +153,46 @@ def test_an_ended_battle_stops_asking(live_server, browser, battle):
     services.end_battle(battle=battle, by=battle.created_by, winner=0)
     answered(page, 200, PLAYING_MS)
     expect(page.locator(".play-turn")).to_contain_text("The battle has ended")
+    due(page, "off")
+    asked = len(seen)
+    page.clock.run_for(60 * 60 * 1000)
+    nothing_asked_since(page, seen, asked)
+    page.context.close()
+
+
+def test_a_withdrawn_spectator_link_says_so_in_place_and_stops_asking(
+    live_server, browser, battle
+):
+    page, seen = open_battle(browser, live_server, battle, watching=True)
+    expect(page.locator(".play-figure")).to_have_count(8)
+    sharing.withdraw_spectator_link(battle=battle, by=battle.created_by)
+    answered(page, 404, PLAYING_MS)
+    expect(page.locator("#battle-state").get_by_role("alert")).to_have_text(
+        "This spectator link no longer works. A player withdrew it or replaced it with a "
+        "new one: ask one of them for the new link."
+    )
+    expect(page.locator(".play-figure")).to_have_count(0)
+    expect(page.locator("#request-failure")).to_have_count(0)  # no "reload the page"
+    due(page, "off")
+    asked = len(seen)
+    page.clock.run_for(60 * 60 * 1000)
+    page.get_by_role("heading", name="Range").click()  # a tap does not wake it either
+    nothing_asked_since(page, seen, asked)
+    page.context.close()
+
+
+def test_a_deleted_battle_says_so_in_place_of_the_screen_and_its_dock(
+    live_server, browser, battle
+):
+    page, seen = open_battle(browser, live_server, battle)
+    expect(page.locator("#dock")).to_be_visible()
+    battle.delete()  # as with its campaign
+    answered(page, 404, PLAYING_MS)
+    expect(page.locator("#battle-state").get_by_role("alert")).to_have_text(
+        "This battle is no longer here. It was deleted, or it is no longer yours to see. "
+        "Your battles"
+    )
+    expect(page.locator("#dock")).to_be_hidden()  # nothing left to act on
     due(page, "off")
     asked = len(seen)
     page.clock.run_for(60 * 60 * 1000)

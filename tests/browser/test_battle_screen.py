@@ -5,7 +5,8 @@ ticked situations, a spell and its attacks, a Friendship transfer the defender a
 while the attacker moves on, a refusal that keeps what was typed, an undo by the right
 side; then the end, the record in the campaign, and the other side's confirmation.
 
-After every action its result is inside the screen and the control tapped has not moved
+After every action its result is inside the screen (an attack with its Friendship transfer
+whole, not scrolled in its box) and the control tapped has not moved
 more than 60 px; the page stays within two screens with the optional parts closed. Dice
 are entered as rolled at the table (P5), so every result is known; nothing waits on time.
 """
@@ -84,6 +85,14 @@ def tap(page: Page, control: Locator, *, changes: bool = True, says: str = "") -
     expect(result).to_be_in_viewport()
     if control.count():
         assert abs(top(control) - before) <= MOVED_AT_MOST, f"{control} moved"
+
+
+def shows_whole(result: Locator) -> None:
+    """The result's whole text is on the screen: nothing of it scrolled out of its box."""
+    sizes = result.evaluate("box => [box.scrollHeight, box.clientHeight, box.innerText]")
+    print(f"\n[measure] result box: {sizes}")
+    assert sizes[0] <= sizes[1], sizes
+    expect(result).to_be_in_viewport(ratio=1)
 
 
 def tick(page: Page, control: Locator, odds_for: str = "") -> None:
@@ -203,7 +212,8 @@ def test_two_phones_play_three_turns_by_tapping_cards(live_server, browser, djan
     assert_accessible(a)
     dice = sheet.get_by_label("Dice rolled at the table")
     dice.fill("12")
-    tap(a, sheet.get_by_role("button", name="Roll the attack"), says="Hit")
+    tap(a, sheet.get_by_role("button", name="Roll the attack"), says="(Friendship).")
+    shows_whole(a.locator("#act-result"))
     expect(dice).to_have_value("")  # entered dice are used once
     expect(sheet.get_by_label("Charged")).not_to_be_checked()
     hit = Battle.objects.get(pk=battle.pk).actions.get(kind="attack").detail["damage"]
@@ -278,6 +288,7 @@ def test_two_phones_play_three_turns_by_tapping_cards(live_server, browser, djan
     expect(a.locator(f'#spell-attack-odds[data-for="{f["1:Cat"]}"]')).to_contain_text("needs")
     cast.get_by_label("Dice rolled at the table").fill("12 8")
     tap(a, cast.get_by_role("button", name="Roll the spell's attacks"), says="Success Rating")
+    shows_whole(a.locator("#act-result"))
     expect(a.locator("#spell-attack")).to_have_count(0)
     seen_by(a, b)
     tap(b, b.locator("#transfer").get_by_role("button", name="No transfer"), says="passes")

@@ -150,7 +150,12 @@ def expect_balance(page: Page, resources: int) -> None:
 
 
 def expect_ledger(page: Page, entries: list[tuple[str, str, str]]) -> None:
-    """The force page's Resources ledger, oldest first: (what, change, running balance)."""
+    """The force page's Resources ledger, oldest first: (what, change, running balance).
+    Folded: opened first; its summary names the last balance."""
+    fold = page.locator("details.ledger-fold")
+    if fold.get_attribute("open") is None:
+        fold.locator("summary").click()
+    expect(fold.locator("summary")).to_contain_text(f"Balance {entries[-1][2]} ·")
     rows = page.get_by_role("region", name="Ledger table").get_by_role("row")
     expect(rows).to_have_count(len(entries) + 1)  # and the header
     for i, (what, change, balance) in enumerate(entries, start=1):

@@ -172,6 +172,18 @@ def test_the_level_up_picker_offers_each_society_line_s_own_table(live_server, d
 PAGE_HEIGHT = "() => document.documentElement.scrollHeight"
 
 
+def ledger_figures(page: Page) -> dict[str, int]:
+    """Every figure of Resources left on the campaign's force page: the one at the top,
+    the ledger's summary and its last line's running balance."""
+    top = page.locator(".camp-stats > div", has=page.get_by_text("Resources to spend"))
+    rows = page.get_by_role("region", name="Ledger table").get_by_role("row")
+    return {
+        "top": int(top.get_by_role("definition").inner_text()),
+        "summary": int(page.get_by_test_id("ledger-balance").inner_text()),
+        "last line": int(rows.last.get_by_role("cell").last.inner_text()),
+    }
+
+
 @pytest.mark.parametrize("view", ["phone-light", "phone-dark"])
 def test_the_campaign_force_page_folds_members_over_time(live_server, demo, pages, view):
     user, _, campaign = demo
@@ -192,6 +204,13 @@ def test_the_campaign_force_page_folds_members_over_time(live_server, demo, page
     expect(battles).to_be_hidden()
     emma.locator("summary", has_text="Battles of Emma").click()
     expect(battles).to_be_visible()
+    # The ledger folds the same way, its balance in the summary: every figure the same.
+    ledger = page.get_by_role("region", name="Ledger table")
+    expect(ledger).to_be_hidden()
+    page.locator("details.ledger-fold > summary").click()
+    expect(ledger).to_be_visible()
+    balance = services.balance_of(cf)
+    assert ledger_figures(page) == {"top": balance, "summary": balance, "last line": balance}
     assert_accessible(page)
 
 

@@ -1,7 +1,8 @@
 """A battle's links on phones (`play.sharing`): Alice starts a one-off with Bob's force
 from its share link; Bob finds the invitation on his battle list and takes his side over;
-Alice replaces the spectator link from the battle screen (a page that asks first) and a
-spectator holding the old link gets a 404. Every new page gets an axe check."""
+Alice shows the spectator link on the battle screen (asked for apart, from the keyboard),
+replaces it (a page that asks first) and a spectator holding the old link gets a 404 that
+says so. Every new page gets an axe check."""
 
 import pytest
 from django.urls import reverse
@@ -52,7 +53,10 @@ def test_a_shared_force_joins_by_invitation_and_the_link_is_replaced(
     watcher = phone(browser).new_page()
     assert watcher.goto(url + reverse("play:watch", args=[old])).status == 200
     a.reload()
-    act_panel(a, "spectators")  # folded with the dice check
+    act_panel(a, "spectators")  # folded with the dice check, the link asked for apart
+    a.get_by_role("link", name="Show the link").focus()
+    a.keyboard.press("Enter")  # from the keyboard: the link comes in place, focused
+    expect(a.get_by_role("link", name=f"{url}/play/watch/{old}/")).to_be_focused()
     a.get_by_role("link", name="Replace or withdraw the link").click()
     expect(a.get_by_role("heading", name="Spectator link for Friendly")).to_be_visible()
     assert_accessible(a)
@@ -60,8 +64,10 @@ def test_a_shared_force_joins_by_invitation_and_the_link_is_replaced(
     expect(a.locator(".messages")).to_contain_text("A new spectator link")
     battle.refresh_from_db()
     assert battle.spectator_token != old
-    act_panel(a, "spectators")
+    # Back on the link's page: the new one, to be copied and given.
     expect(
         a.get_by_role("link", name=f"{url}/play/watch/{battle.spectator_token}/")
     ).to_be_visible()
     assert watcher.goto(url + reverse("play:watch", args=[old])).status == 404
+    expect(watcher.get_by_role("alert")).to_contain_text("This spectator link no longer works")
+    assert_accessible(watcher)

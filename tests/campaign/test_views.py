@@ -1084,6 +1084,11 @@ def test_the_force_page(client, world, bob, alice):
     assert ledger.index(">+50<") < ledger.index(">-5<") < ledger.index(">+10<")
     assert ">45<" in ledger
     assert ">55<" in ledger
+    # Folded (closed, no JavaScript needed), its balance in the summary as at the top.
+    assert ledger.index('<details class="ledger-fold" data-keep-open="ledger">') < 200
+    summary = '<summary>Balance <span data-testid="ledger-balance">55</span> · 3 entries</summary>'
+    assert summary in ledger
+    assert "<div><dt>Resources to spend</dt><dd>55</dd></div>" in page
     assert "First Blood" in page  # each member's history
     assert reverse("roster:detail", args=[world.red.force_id]) not in page  # not bob's
     page = html(login(client, alice).get(url))

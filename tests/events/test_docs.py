@@ -2,6 +2,7 @@
 where the worker runs (`make run`, docker-compose)."""
 
 import re
+import subprocess
 from datetime import timedelta
 from pathlib import Path
 
@@ -45,4 +46,28 @@ def test_make_run_and_docker_compose_run_the_worker():
     assert "db_worker" in run
     assert "trap" in run  # stopped with the server
     compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
-    assert compose["services"]["worker"]["command"][:3] == ["python", "manage.py", "db_worker"]
+    assert compose["services"]["worker"]["command"][:2] == ["sh", "-c"]
+
+
+def compose_worker_runs(tmp_path: Path, tasks_queue_url: str) -> str:
+    """What docker-compose's worker service runs, given TASKS_QUEUE_URL: its command line
+    run by `sh`, with a `python` that prints its arguments."""
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    line = compose["services"]["worker"]["command"][2].replace("$$", "$")  # compose's escape
+    fake = tmp_path / "python"
+    fake.write_text('#!/bin/sh\necho "$@"\n')
+    fake.chmod(0o755)
+    environ = {"PATH": f"{tmp_path}:/usr/bin:/bin", "TASKS_QUEUE_URL": tasks_queue_url}
+    done = subprocess.run(["sh", "-c", line], env=environ, capture_output=True, text=True)
+    return done.stdout.strip()
+
+
+def test_the_compose_worker_runs_the_queue_the_settings_name(tmp_path):
+    assert compose_worker_runs(tmp_path, "") == "manage.py db_worker --no-reload --queue-name *"
+    assert compose_worker_runs(tmp_path, "redis://queue:6379/0") == (
+        "manage.py rqworker --with-scheduler --job-class django_tasks_rq.Job default"
+    )
+    services = yaml.safe_load((ROOT / "docker-compose.yml").read_text())["services"]
+    assert services["queue"]["profiles"] == ["rq"]
+    for name in ("web", "worker"):
+        assert services[name]["environment"]["TASKS_QUEUE_URL"] == "${TASKS_QUEUE_URL:-}"

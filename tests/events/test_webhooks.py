@@ -34,6 +34,7 @@ def test_a_hook_is_registered_and_its_secret_shown_once(alice):
         "kinds": ["invited", "battle-voided"],  # the declared order
         "active": True,
         "created": body["created"],
+        "previous_secret_expires_at": None,
         "secret": hook.secret,
     }
     assert (hook.secret[:6], len(hook.secret) > 40) == ("whsec_", True)
@@ -155,6 +156,8 @@ def test_production_takes_a_public_https_url(alice):
 
 def test_the_admin_shows_hooks_and_their_log_but_never_a_secret(alice, client, receiver):
     hook = services.create_webhook(user=alice, url=receiver.url, kinds=["force-changed"])
+    old = hook.secret
+    hook = services.rotate_secret(webhook=hook)  # the replaced secret is not shown either
     services.emit("force-changed", [alice.pk], force_id=1)
     delivery.attempt(Delivery.objects.get().pk)
     client.force_login(User.objects.create_superuser("root", password="pw-root-12345"))
@@ -169,6 +172,7 @@ def test_the_admin_shows_hooks_and_their_log_but_never_a_secret(alice, client, r
         answer = client.get(page)
         assert answer.status_code == 200, page
         assert hook.secret not in answer.content.decode(), page
+        assert old not in answer.content.decode(), page
 
 
 def test_a_read_only_token_reads_the_feed_and_hooks_but_registers_none(alice):

@@ -2,6 +2,8 @@
 and a battle started from someone else's share link, which its owner joins only by
 accepting."""
 
+import re
+
 import pytest
 from django.test import Client
 
@@ -71,6 +73,47 @@ def test_a_side_withdraws_the_link_and_makes_one_again(campaign_battle, bob, cli
     assert again.json()["version"] == 3
 
 
+def words(response) -> str:
+    """An answer's text as read: no tags, one space between words."""
+    return " ".join(re.sub(r"<[^>]+>", " ", response.content.decode()).split())
+
+
+WITHDRAWN = (
+    "This spectator link no longer works. A player withdrew it or replaced it with a new "
+    "one: ask one of them for the new link."
+)
+
+
+def test_a_watchers_poll_after_the_link_is_withdrawn_says_so_in_place(campaign_battle, bob):
+    old = campaign_battle.spectator_token
+    state = f"/play/watch/{old}/state/"
+    assert Client().get(state, HTTP_HX_REQUEST="true").status_code == 200
+    sharing.withdraw_spectator_link(battle=campaign_battle, by=bob)
+    poll = Client().get(state, HTTP_HX_REQUEST="true", HTTP_IF_NONE_MATCH='W/"1"')
+    assert (poll.status_code, poll["Cache-Control"]) == (404, "private, no-cache")
+    # The state panel, which the page swaps in place of its own, and which asks no more.
+    assert poll.content.decode().split(">")[0].strip() == (
+        '<section id="battle-state" class="play-state" data-status="gone" data-poll="off"'
+    )
+    assert words(poll) == WITHDRAWN
+    page = Client().get(f"/play/watch/{old}/")  # the page again, reloaded: the same words
+    assert page.status_code == 404
+    assert f"Nothing to watch here {WITHDRAWN}" in words(page)
+    assert old not in page.content.decode()
+
+
+def test_a_players_poll_after_the_battle_was_deleted_says_so_in_place(campaign_battle, alice):
+    state = f"/play/{campaign_battle.pk}/state/"
+    campaign_battle.campaign.delete()  # its battles with it
+    poll = browser(alice).get(state, HTTP_HX_REQUEST="true")
+    assert poll.status_code == 404
+    assert words(poll) == (
+        "This battle is no longer here. It was deleted, or it is no longer yours to see. "
+        "Your battles"
+    )
+    assert 'data-status="gone"' in poll.content.decode()
+
+
 def test_only_the_sides_change_the_link(campaign_battle, organiser, eve):
     token = campaign_battle.spectator_token
     organisers = signed_in(organiser)  # sees the campaign's battle, plays no side
@@ -100,20 +143,26 @@ def test_only_the_sides_change_the_link(campaign_battle, organiser, eve):
 def test_the_screen_asks_before_changing_the_link_without_javascript(campaign_battle, alice):
     page_url = f"/play/{campaign_battle.pk}/spectator-link/"
     you = browser(alice)
+    old = campaign_battle.spectator_token
     screen = you.get(f"/play/{campaign_battle.pk}/").content.decode()
-    assert f'<a href="{page_url}">Replace or withdraw the link</a>' in screen
+    # The screen shows no link: its fold asks for it (htmx), or opens its page (no JS).
+    assert (
+        f'<a id="spectator-url" href="{page_url}" hx-get="{page_url}" '
+        'hx-target="#spectators" hx-swap="outerHTML">Show the link</a>'
+    ) in screen
+    assert old not in screen
     asking = you.get(page_url)
     assert asking.status_code == 200
     page = asking.content.decode()
+    assert f'<a href="http://testserver/play/watch/{old}/">' in page
     assert f'<form method="post" action="{page_url}"' in page
     assert 'name="do" value="replace"' in page
     assert 'name="do" value="withdraw"' in page
-    assert f'href="/play/{campaign_battle.pk}/">Cancel</a>' in page
+    assert f'href="/play/{campaign_battle.pk}/">Back to the battle</a>' in page
     campaign_battle.refresh_from_db()
     assert campaign_battle.version == 1  # asking changed nothing
-    old = campaign_battle.spectator_token
     done = you.post(page_url, {"do": "replace"}, follow=True)
-    assert done.redirect_chain == [(f"/play/{campaign_battle.pk}/", 302)]
+    assert done.redirect_chain == [(page_url, 302)]  # the new link, to be copied
     assert "A new spectator link: the old one no longer works." in done.content.decode()
     campaign_battle.refresh_from_db()
     assert campaign_battle.spectator_token != old
@@ -121,6 +170,23 @@ def test_the_screen_asks_before_changing_the_link_without_javascript(campaign_ba
     refused = you.post(page_url, {"do": "shred"})
     assert refused.status_code == 400
     assert "Replace or withdraw the link." in refused.content.decode()
+
+
+def test_the_screens_fold_gets_the_link_from_its_page(campaign_battle, alice, organiser):
+    page_url = f"/play/{campaign_battle.pk}/spectator-link/"
+    watch = f"http://testserver/play/watch/{campaign_battle.spectator_token}/"
+    fold = browser(alice).get(page_url, HTTP_HX_REQUEST="true")
+    assert (fold.status_code, fold["Cache-Control"]) == (200, "private, no-cache")
+    assert " ".join(fold.content.decode().split()) == (
+        f'<p class="meta" id="spectators">Spectators: <a id="spectator-url" href="{watch}">'
+        f'{watch}</a> · <a href="{page_url}">Replace or withdraw the link</a></p>'
+    )
+    # Who sees the battle but plays no side (the campaign's organiser): the link alone.
+    theirs = browser(organiser).get(page_url, HTTP_HX_REQUEST="true")
+    assert " ".join(theirs.content.decode().split()) == (
+        f'<p class="meta" id="spectators">Spectators: <a id="spectator-url" href="{watch}">'
+        f"{watch}</a></p>"
+    )
 
 
 def test_an_ended_battles_link_can_still_be_withdrawn(one_off, alice):
