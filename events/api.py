@@ -118,7 +118,8 @@ ETAG = OpenApiParameter(
     OpenApiTypes.STR,
     OpenApiParameter.HEADER,
     response=[200, 201],
-    description="The webhook's version (a strong tag): its URL, kinds and active flag.",
+    description="The webhook's version (a strong tag): its URL, kinds, active flag and "
+    "the rotated-out secret's expiry.",
 )
 
 
@@ -259,7 +260,7 @@ class WebhookPingView(EventsApiView):
             "delivery; then with the new one alone. `keep_previous: false` stops the old "
             "one at once."
         ),
-        parameters=[WEBHOOK_ID, IDEMPOTENCY_KEY],
+        parameters=[WEBHOOK_ID, IDEMPOTENCY_KEY, ETAG],
         request=serializers.RotateSecretInSerializer,
         responses={200: serializers.NewWebhookSerializer, **REFUSED, **NOT_FOUND, **COMMON_ERRORS},
         tags=["webhooks"],
@@ -274,7 +275,7 @@ class WebhookRotateSecretView(EventsApiView):
             webhook=self.get_webhook(), **self.body(serializers.RotateSecretInSerializer)
         )
         shows_secret(request)
-        return Response(self.get_serializer(hook).data)
+        return Response(self.get_serializer(hook).data, headers={"ETag": _etag(hook)})
 
 
 @extend_schema_view(

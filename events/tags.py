@@ -1,6 +1,7 @@
 """A webhook's version as an entity tag (docs/api.md, "Preconditions"): what its answer
-shows (its URL, kinds and active flag), worked out from them, so a registration or a
-change answers the tag a following read answers."""
+shows (its URL, kinds, active flag, and until when a rotated-out secret still signs),
+worked out from them, so a registration, a change or a rotation answers the tag a
+following read answers."""
 
 import hashlib
 
@@ -9,5 +10,8 @@ from events.models import Webhook
 
 def webhook_tag(hook: Webhook) -> str:
     """The opaque value of the webhook's tag."""
-    seen = f"{hook.url} {','.join(hook.kinds)} {hook.active}"
+    expires = hook.previous_secret_expires_at
+    seen = (
+        f"{hook.url} {','.join(hook.kinds)} {hook.active} {expires.isoformat() if expires else ''}"
+    )
     return f"w{hook.pk}-{hashlib.blake2b(seen.encode(), digest_size=8).hexdigest()}"
