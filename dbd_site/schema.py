@@ -1,7 +1,8 @@
 """OpenAPI post-processing: what every operation shares, said once.
 
-Any operation can meet a bad token (401) or the throttle (429), and any operation with a
-path parameter can meet a missing object (404); all answer in the one error shape. The
+Any operation that reads credentials can meet a bad token (401), any the throttle (429),
+and any with a path parameter a missing object (404); all answer in the one error shape,
+with the rate-limit headers (`HEADERS`). The
 hooks here also make the document one that strict JSON Schema 2020-12 and client
 generators read the same way (issue #32): `null` is a type (`type: [..., "null"]`, not
 3.0's `nullable`), every refusal is the one `ErrorList` model, every 201 declares its
