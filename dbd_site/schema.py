@@ -2,20 +2,20 @@
 
 Any operation that reads credentials can meet a bad token (401), any the throttle (429),
 and any with a path parameter a missing object (404); all answer in the one error shape,
-with the rate-limit headers (`HEADERS`). The
-hooks here also make the document one that strict JSON Schema 2020-12 and client
-generators read the same way (issue #32): `null` is a type (`type: [..., "null"]`, not
-3.0's `nullable`), every refusal is the one `ErrorList` model, every 201 declares its
-`Location`, every request body is required, and components no operation names are dropped.
+with the rate-limit headers (`HEADERS`). The hooks here also make the document one that
+strict JSON Schema 2020-12 and client generators read the same way (issue #32): `null`
+is a type (`type: [..., "null"]`, not 3.0's `nullable`), every refusal is the one
+`ErrorList` model, every 201 declares its `Location`, every request body is required,
+and components no operation names are dropped.
 
-Error codes (docs/api-errors.md, "Which codes an operation answers"): the one `ErrorCode`
-enum lists every declared code (`dbd_site.errors.declared_codes`), and each operation's
-refusals narrow it, per status, to the codes that operation may answer: the groups its
-view names (`answers`, next to the view), the ones its pipeline brings (`@idempotent`, a
-request serializer, a list's paginator, its authentication: a bad token, a read-only
-token or a session without its CSRF token on a write), and the ones every operation may
-meet (the throttle, a missing object at a path parameter, ...), each under the status of
-its kind (`dbd_site.errors.HTTP_STATUS`).
+Error codes (docs/api-errors.md, "Which codes an operation answers"): the one
+`ErrorCode` enum lists every declared code (`dbd_site.errors.declared_codes`), and each
+operation's refusals narrow it, per status, to the codes that operation may answer: the
+groups its view names (`answers`, next to the view), the ones its pipeline brings
+(`@idempotent`, a request serializer, a list's paginator, its authentication: a bad
+token, a read-only token or a session without its CSRF token on a write), and the ones
+every operation may meet (the throttle, a missing object at a path parameter, ...), each
+under the status of its kind (`dbd_site.errors.HTTP_STATUS`).
 """
 
 from collections.abc import Callable, Iterable, Iterator
