@@ -6,7 +6,7 @@ from rest_framework import authentication, exceptions
 from rest_framework.request import Request
 
 from accounts.models import ApiToken
-from accounts.tokens import token_for
+from accounts.tokens import READ_ONLY_CODES, token_for
 
 READS = frozenset({"GET", "HEAD", "OPTIONS"})
 
@@ -21,6 +21,8 @@ class ApiTokenAuthentication(authentication.BaseAuthentication):
     `read-only-token`, whatever the view would have allowed."""
 
     keyword = "Token"
+    # What a write may meet here (the schema lists it on every write, dbd_site.schema).
+    write_error_codes = (READ_ONLY_CODES,)
 
     def authenticate(self, request: Request) -> tuple[AbstractBaseUser, ApiToken] | None:
         header = authentication.get_authorization_header(request).split()

@@ -9,18 +9,25 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import ApiToken
-from dbd_site.errors import Conflict, declare_codes
+from dbd_site.errors import Conflict, Kind, declare_codes
 
 TOKEN_BYTES = 32
 MAX_TOKENS_PER_USER = 20
 
-declare_codes(
+CONFLICT_CODES = declare_codes(
     {
         "too-many-tokens": f"An account holds at most {MAX_TOKENS_PER_USER} API tokens; "
         "revoke one first.",
+    },
+    Kind.CONFLICT,
+)
+
+READ_ONLY_CODES = declare_codes(
+    {
         "read-only-token": "A read-only API token reads (GET, HEAD, OPTIONS) and changes "
         "nothing; nothing was done (403).",
-    }
+    },
+    Kind.NOT_ALLOWED,
 )
 
 

@@ -32,24 +32,78 @@ from rest_framework.response import Response
 from rest_framework.reverse import reverse
 
 from campaign import exports, selectors, serializers, services, tags
+from campaign import policy as campaign_policy
 from campaign.models import Battle, Campaign, CampaignForce
 from campaign.schema import CAMPAIGN_DOCUMENT_REF, CAMPAIGN_DOCUMENT_SCHEMA
+from campaign.services import common
 from dbd_site import preconditions
-from dbd_site.errors import Invalid, NotAllowed, declare_codes
+from dbd_site.api_codes import serializer_codes
+from dbd_site.errors import NOT_ALLOWED_CODES, Invalid, Kind, NotAllowed, also, declare_codes
 from dbd_site.parsers import JSONParser
+from dbd_site.schema import answers
 from idempotency.decorators import idempotent
 from idempotency.schema import IDEMPOTENCY_KEY
 from roster import documents
+from roster import engine as roster_engine
+from roster import policy as roster_policy
 from roster import selectors as roster_selectors
+from roster import services as roster_services
+from roster.api import etag_of as roster_etag
 from roster.models import Member
+from roster.policy import policy_codes
 from roster.serializers import ApiErrorsSerializer, evaluation_summary
 from rules import dice
 
 TAGS = ["campaigns"]
 ERRORS = ApiErrorsSerializer
-COMMON_ERRORS = {401: ERRORS, 403: ERRORS, 429: ERRORS}
-NOT_FOUND = {404: ERRORS}
+COMMON_ERRORS = {401: ERRORS, 429: ERRORS}
 REFUSED = {400: ERRORS, 415: ERRORS}
+# What the writes may answer besides the common codes (`dbd_site.schema.answers`), from
+# the groups the campaign's services and policy declare.
+CAMPAIGN_CODES = services.CODES
+NOT_ALLOWED = common.NOT_ALLOWED_CODES
+NOT_FOUND_CODES = common.NOT_FOUND_CODES
+NOT_FOUND = {404: ERRORS}
+ENTRY_CODES = (
+    common.ENTRY_CODES,
+    common.CONFLICT_CODES.only("already-in-campaign"),
+    CAMPAIGN_CODES.only("force-not-ready"),
+    NOT_ALLOWED.only("not-a-player"),
+    roster_policy.CODES,  # not-owner
+    also(Kind.INVALID, "not-found"),  # no such force of yours, at /force
+)
+RETIRE_CODES = (campaign_policy.CONFLICT_CODES, roster_policy.CODES)
+LEDGER_CODES = (
+    CAMPAIGN_CODES.only("not-a-whole-number", "required", "too-long"),
+    campaign_policy.CODES.only("insufficient-resources"),
+)
+RECORD_CODES = (
+    CAMPAIGN_CODES,
+    also(Kind.INVALID, "not-found"),  # a force or member id that is not the battle's
+    NOT_ALLOWED.only("not-in-battle"),
+    campaign_policy.CONFLICT_CODES.only("battle-pending", "force-retired"),
+)
+CONFIRM_CODES = (
+    common.CONFLICT_CODES.only("battle-not-pending"),
+    NOT_ALLOWED.only("not-in-battle", "own-battle"),
+)
+VOID_CODES = (
+    policy_codes,
+    CAMPAIGN_CODES.only("too-long", "void-overdraws"),
+    NOT_ALLOWED.only("not-organiser"),
+)
+IMPORT_CODES = declare_codes(
+    {"campaign-import": "The dbd-campaign/1 document cannot be imported; the message says why."}
+)
+LEVEL_UP_CODES = (
+    CAMPAIGN_CODES.only("no-level-up-waiting", "required", "unknown-line", "unknown-action"),
+    NOT_FOUND_CODES.only("no-such-level-up"),
+    roster_services.CODES,
+    roster_services.NOT_FOUND_CODES,
+    roster_services.CONFLICT_CODES.only("rules-update-pending"),  # the player's own write
+    roster_engine.CODES,
+    policy_codes,
+)
 
 
 def _path(name: str, description: str) -> OpenApiParameter:
@@ -84,6 +138,30 @@ BATTLE_ETAG = OpenApiParameter(
     description="The version of the battle: its status and the house rules it would be "
     "scored with now (a strong tag). Send it back in `If-Match` to confirm or void it "
     "only as you saw it.",
+)
+FORCE_ETAG = OpenApiParameter(
+    "ETag",
+    OpenApiTypes.STR,
+    OpenApiParameter.HEADER,
+    response=[200, 201],
+    description="The version of the campaign force (a strong tag): its members and levels, "
+    "Resources, record and retirement. Every write to it answers its new tag.",
+)
+LEVEL_UP_ETAG = OpenApiParameter(
+    "ETag",
+    OpenApiTypes.STR,
+    OpenApiParameter.HEADER,
+    response=[200, 201],
+    description="The version of the campaign copy's roster (a strong tag, as "
+    "`/api/v1/rosters/{id}/` answers it): send it in `If-Match` to change that roster "
+    "only as the level-up left it.",
+)
+ENTRY_ETAG = OpenApiParameter(
+    "ETag",
+    OpenApiTypes.STR,
+    OpenApiParameter.HEADER,
+    response=[201],
+    description="The ledger entry's tag (a strong tag; entries never change, R15).",
 )
 IF_MATCH = OpenApiParameter(
     "If-Match",
@@ -198,7 +276,8 @@ class CampaignApiView(GenericAPIView):
             campaign=self.get_campaign(), campaign_force_id=campaign_force_id
         )
         data = serializers.CampaignForceSerializer(cf, context=self.get_serializer_context())
-        return Response(data.data, status=status, headers=headers or None)
+        etag = preconditions.strong(tags.campaign_force_tag(cf))
+        return Response(data.data, status=status, headers={"ETag": etag, **headers})
 
     def battle_answer(self, battle_id: int, status: int = 200, **headers: str) -> Response:
         battle = selectors.get_battle(campaign=self.get_campaign(), battle_id=battle_id)
@@ -244,6 +323,7 @@ class CampaignListView(CampaignApiView):
     def get(self, request: Request) -> Response:
         return self.listed(self.get_queryset())
 
+    @answers(CAMPAIGN_CODES.only("required", "too-long", "invalid-house-rules"))
     @idempotent
     def post(self, request: Request) -> Response:
         data = dict(self.body(serializers.NewCampaignSerializer))
@@ -294,6 +374,7 @@ class CampaignDetailView(CampaignApiView):
     def get(self, request: Request, campaign_id: int) -> Response:
         return self.campaign_data(self.get_campaign())
 
+    @answers(CAMPAIGN_CODES.only("invalid-house-rules"), NOT_ALLOWED.only("not-organiser"))
     @idempotent
     def patch(self, request: Request, campaign_id: int) -> Response:
         campaign = self.require_organiser("change the house rules")
@@ -319,6 +400,7 @@ class CampaignDetailView(CampaignApiView):
 class JoinView(CampaignApiView):
     serializer_class = serializers.JoinSerializer
 
+    @answers(NOT_FOUND_CODES.only("invalid-invite"))
     @idempotent
     def post(self, request: Request) -> Response:
         token = self.body(serializers.JoinSerializer)["token"]
@@ -339,6 +421,7 @@ class JoinView(CampaignApiView):
 class InviteResetView(CampaignApiView):
     serializer_class = serializers.CampaignDetailSerializer
 
+    @answers(NOT_ALLOWED.only("not-organiser"))
     @idempotent
     def post(self, request: Request, campaign_id: int) -> Response:
         campaign = self.require_organiser("change the invitation link")
@@ -371,7 +454,7 @@ class InviteResetView(CampaignApiView):
             "original stays as it is. The ledger starts with the starting Resources and "
             "the roster's cost spent."
         ),
-        parameters=[*CAMPAIGN, IDEMPOTENCY_KEY],
+        parameters=[*CAMPAIGN, IDEMPOTENCY_KEY, FORCE_ETAG],
         request=serializers.EnterForceSerializer,
         responses={
             201: serializers.CampaignForceSerializer,
@@ -388,6 +471,7 @@ class ForceListView(CampaignApiView):
     def get(self, request: Request, campaign_id: int) -> Response:
         return self.listed(selectors.campaign_forces_with_members(campaign=self.get_campaign()))
 
+    @answers(*ENTRY_CODES)
     @idempotent
     def post(self, request: Request, campaign_id: int) -> Response:
         campaign = self.get_campaign()
@@ -406,7 +490,7 @@ class ForceListView(CampaignApiView):
     get=extend_schema(
         operation_id="campaigns_forces_retrieve",
         summary="A campaign force",
-        parameters=FORCE,
+        parameters=[*FORCE, FORCE_ETAG],
         responses={200: serializers.CampaignForceSerializer, **NOT_FOUND, **COMMON_ERRORS},
         tags=TAGS,
     )
@@ -424,7 +508,7 @@ class ForceDetailView(CampaignApiView):
         operation_id="campaigns_forces_retire",
         summary="Retire a force (its owner or the organiser); its record and ledger stay",
         description="Refused while the force has a battle waiting for confirmation.",
-        parameters=[*FORCE, IDEMPOTENCY_KEY],
+        parameters=[*FORCE, IDEMPOTENCY_KEY, FORCE_ETAG],
         request=None,
         responses={
             200: serializers.CampaignForceSerializer,
@@ -438,6 +522,7 @@ class ForceDetailView(CampaignApiView):
 class ForceRetireView(CampaignApiView):
     serializer_class = serializers.CampaignForceSerializer
 
+    @answers(*RETIRE_CODES)
     @idempotent
     def post(self, request: Request, campaign_id: int, campaign_force_id: int) -> Response:
         cf = self.get_campaign_force()
@@ -481,8 +566,11 @@ class LedgerWriteView(CampaignApiView):
         entry = selectors.ledger_entry_with_running_balance(campaign_force=cf, entry_id=entry_id)
         kwargs = {"campaign_id": cf.campaign_id, "campaign_force_id": cf.pk}
         location = reverse("campaign-api-ledger", kwargs=kwargs, request=self.request)
+        etag = preconditions.strong(tags.ledger_entry_tag(entry))
         return Response(
-            self.get_serializer(entry).data, status=201, headers={"Location": location}
+            self.get_serializer(entry).data,
+            status=201,
+            headers={"Location": location, "ETag": etag},
         )
 
 
@@ -491,7 +579,7 @@ class LedgerWriteView(CampaignApiView):
         operation_id="campaigns_forces_adjustments_create",
         summary="Adjust a force's Resources up or down, with a reason (the organiser)",
         description="Refused (`insufficient-resources`) if the balance would go below 0 (R15).",
-        parameters=[*FORCE, IDEMPOTENCY_KEY],
+        parameters=[*FORCE, IDEMPOTENCY_KEY, ENTRY_ETAG],
         request=serializers.AdjustmentSerializer,
         responses={
             201: serializers.LedgerEntrySerializer,
@@ -508,6 +596,7 @@ class LedgerWriteView(CampaignApiView):
     )
 )
 class AdjustmentView(LedgerWriteView):
+    @answers(*LEDGER_CODES, NOT_ALLOWED.only("not-organiser"))
     @idempotent
     def post(self, request: Request, campaign_id: int, campaign_force_id: int) -> Response:
         self.require_organiser("adjust Resources")
@@ -525,7 +614,7 @@ class AdjustmentView(LedgerWriteView):
             "For what the roster does not price (say, a scenario's hired help). Refused "
             "(`insufficient-resources`) beyond the balance (R15: never below 0)."
         ),
-        parameters=[*FORCE, IDEMPOTENCY_KEY],
+        parameters=[*FORCE, IDEMPOTENCY_KEY, ENTRY_ETAG],
         request=serializers.AmountSerializer,
         responses={
             201: serializers.LedgerEntrySerializer,
@@ -537,6 +626,7 @@ class AdjustmentView(LedgerWriteView):
     )
 )
 class SpendView(LedgerWriteView):
+    @answers(*LEDGER_CODES, *RETIRE_CODES)
     @idempotent
     def post(self, request: Request, campaign_id: int, campaign_force_id: int) -> Response:
         cf = self.get_campaign_force()
@@ -596,6 +686,7 @@ class SpendView(LedgerWriteView):
 class BattleListView(CampaignApiView):
     serializer_class = serializers.BattleSerializer
 
+    @answers(serializer_codes)  # the status filter
     def get(self, request: Request, campaign_id: int) -> Response:
         campaign = self.get_campaign()
         query = serializers.BattleStatusFilterSerializer(data=request.query_params)
@@ -603,6 +694,7 @@ class BattleListView(CampaignApiView):
         status = query.validated_data.get("status")
         return self.listed(selectors.battles(campaign=campaign, status=status))
 
+    @answers(*RECORD_CODES)
     @idempotent
     def post(self, request: Request, campaign_id: int) -> Response:
         campaign = self.get_campaign()
@@ -688,6 +780,7 @@ class BattleDetailView(CampaignApiView):
 class BattleConfirmView(CampaignApiView):
     serializer_class = serializers.BattleSerializer
 
+    @answers(*CONFIRM_CODES, policy_codes)
     @idempotent
     def post(self, request: Request, campaign_id: int, battle_id: int) -> Response:
         battle = self.get_battle()
@@ -717,6 +810,7 @@ class BattleConfirmView(CampaignApiView):
 class BattleVoidView(CampaignApiView):
     serializer_class = serializers.BattleSerializer
 
+    @answers(*CONFIRM_CODES, *VOID_CODES)
     @idempotent
     def post(self, request: Request, campaign_id: int, battle_id: int) -> Response:
         battle = self.get_battle()
@@ -810,6 +904,7 @@ class LogView(CampaignApiView):
     )
 )
 class ExportView(CampaignApiView):
+    @answers(NOT_ALLOWED.only("not-organiser"))
     def get(self, request: Request, campaign_id: int) -> Response:
         campaign = self.require_organiser("export the campaign")
         document = exports.export_campaign(campaign=campaign)
@@ -832,7 +927,7 @@ class ExportView(CampaignApiView):
             "(`campaign-import`). Site staff only (403 otherwise): it makes accounts and "
             "puts people in a campaign."
         ),
-        parameters=[IDEMPOTENCY_KEY],
+        parameters=[IDEMPOTENCY_KEY, CAMPAIGN_ETAG],
         request={"application/json": CAMPAIGN_DOCUMENT_REF},
         responses={
             201: inline_serializer(
@@ -852,6 +947,7 @@ class ExportView(CampaignApiView):
     )
 )
 class ImportView(CampaignApiView):
+    @answers(NOT_ALLOWED_CODES, IMPORT_CODES, documents.DOCUMENT_CODES)
     @idempotent
     def post(self, request: Request) -> Response:
         data = request.data  # read first: a body that cannot be read is 400 for anyone
@@ -873,13 +969,11 @@ class ImportView(CampaignApiView):
             "players": [p.user.get_username() for p in players],
             "url": url,
         }
-        return Response(answer, status=201, headers={"Location": url})
+        etag = preconditions.strong(tags.campaign_tag(campaign))  # the campaign's, at `Location`
+        return Response(answer, status=201, headers={"Location": url, "ETag": etag})
 
 
 _IMPORT_VALIDATOR = documents.strict_validator(CAMPAIGN_DOCUMENT_SCHEMA)
-CODES = declare_codes(
-    {"campaign-import": "The dbd-campaign/1 document cannot be imported; the message says why."}
-)
 
 
 # --- level-ups (R17) -------------------------------------------------------------------------
@@ -908,11 +1002,14 @@ class LevelUpApiView(CampaignApiView):
             "member": serializers.CampaignMemberSerializer(member, context=context).data,
             "force": evaluation_summary(fresh.force.evaluation),
         }
-        headers = None
-        if status == 201:  # `Location`: the campaign force, which shows the member's level-ups
+        # The campaign copy's roster version, as `/api/v1/rosters/{id}/` tags it: send it in
+        # `If-Match` with the purchases made between battles there (R17a).
+        headers = {"ETag": roster_etag(fresh.force)}
+        if status == 201:
             kwargs = {"campaign_id": cf.campaign_id, "campaign_force_id": cf.pk}
-            location = reverse("campaign-api-force", kwargs=kwargs, request=self.request)
-            headers = {"Location": location}
+            headers["Location"] = reverse(
+                "campaign-api-force", kwargs=kwargs, request=self.request
+            )
         return Response(data, status=status, headers=headers)
 
 
@@ -927,7 +1024,7 @@ class LevelUpApiView(CampaignApiView):
             "(a natural 12, a free pick) is finished with the level-up's rolls endpoint. "
             "Refused while a battle of the force is pending."
         ),
-        parameters=[*MEMBER, IDEMPOTENCY_KEY],
+        parameters=[*MEMBER, IDEMPOTENCY_KEY, LEVEL_UP_ETAG],
         request=serializers.NewLevelUpSerializer,
         responses={
             201: serializers.LevelUpResultSerializer,
@@ -943,6 +1040,7 @@ class LevelUpApiView(CampaignApiView):
     )
 )
 class LevelUpView(LevelUpApiView):
+    @answers(*LEVEL_UP_CODES)
     @idempotent
     def post(
         self, request: Request, campaign_id: int, campaign_force_id: int, member_id: int
@@ -967,7 +1065,7 @@ class LevelUpView(LevelUpApiView):
             "`free-pick`: one of the last roll's `choices`; `pick`: `skill` outright (-2 FR). "
             "Answers 201 when the server rolled, 200 for a pick."
         ),
-        parameters=[*MEMBER, LEVEL_UP_INDEX, IDEMPOTENCY_KEY],
+        parameters=[*MEMBER, LEVEL_UP_INDEX, IDEMPOTENCY_KEY, LEVEL_UP_ETAG],
         request=serializers.LevelUpRollSerializer,
         responses={
             200: serializers.LevelUpResultSerializer,
@@ -985,6 +1083,7 @@ class LevelUpView(LevelUpApiView):
     )
 )
 class LevelUpRollView(LevelUpApiView):
+    @answers(*LEVEL_UP_CODES)
     @idempotent
     def post(
         self,

@@ -28,19 +28,23 @@ from typing import Any
 from django.urls import reverse
 
 from campaign.services.common import Debit
-from dbd_site.errors import Conflict, Invalid, NotAllowed, Problem, declare_codes, pointer
-from roster import documents
+from dbd_site.errors import (
+    Conflict,
+    Invalid,
+    Kind,
+    NotAllowed,
+    Problem,
+    declare_codes,
+    pointer,
+)
+from roster import documents, engine
 from roster.models import Force
 from roster.policy import Command, MemberState, Note, Proposal, Verdict
 
 CODES = declare_codes(
     {
         "insufficient-resources": "The ledger balance cannot pay for this (R15, R17a).",
-        "battle-pending": "The force has a battle waiting for confirmation; changes wait "
-        "until it is confirmed or voided.",
-        "force-retired": "The force has retired from the campaign.",
         "campaign-resources": "A campaign force's Resources come from its ledger (R11, R15).",
-        "campaign-force": "A campaign force is retired through its campaign, not deleted.",
         "history-fixed": "A member who has fought keeps their creation choices (R17a, R18a).",
         "xp-from-battles": "XP changes only through battles (R16).",
         "not-between-battles": "An advancement bought after a member has fought is marked "
@@ -50,9 +54,19 @@ CODES = declare_codes(
         "level-ups-by-level": "Level-ups are taken one per level gained, through a level-up "
         "(R17).",
         "recruit-fresh": "A recruit starts with no XP and no level-ups (R16, R18a).",
+    }
+)
+
+CONFLICT_CODES = declare_codes(
+    {
+        "battle-pending": "The force has a battle waiting for confirmation; changes wait "
+        "until it is confirmed or voided.",
+        "force-retired": "The force has retired from the campaign.",
+        "campaign-force": "A campaign force is retired through its campaign, not deleted.",
         "void-breaks-force": "Taking the battle's XP and level-ups back would leave the force "
         "illegal; fix the force first (R15a).",
-    }
+    },
+    Kind.CONFLICT,
 )
 
 # The app's own bookkeeping (no actor): never refused for who or when.
@@ -76,6 +90,8 @@ NOT_WHILE_PENDING = frozenset(
 RULES_CHANGES = frozenset({"rules-refresh", "move-to-rules"})
 LEVEL_UP_COMMANDS = frozenset({"roll", "pick", "free-pick"})
 R10_CODES = frozenset({"force-size", "too-many-mentors", "duplicate-name"})
+# What a campaign copy's policy may refuse a command with (the roster API lists them).
+POLICY_CODES = (CODES, CONFLICT_CODES, engine.CODES.only(*R10_CODES))
 
 
 class CampaignPolicy:

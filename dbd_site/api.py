@@ -15,46 +15,9 @@ from rest_framework.response import Response
 from rest_framework.reverse import reverse
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from dbd_site.errors import DomainError, declare_codes
+from dbd_site import api_codes  # noqa: F401  (declares the codes answered here)
+from dbd_site.errors import DomainError
 from dbd_site.middleware import API_PREFIX, error_answer
-
-CODES = declare_codes(
-    {
-        "bad-host": "The request named a host (the Host header) this site does not answer "
-        "to; nothing was done.",
-        "bad-request": "The request could not be read (a malformed or oversized form, or "
-        "too many fields); nothing was done.",
-        "csrf-failed": "A signed-in browser's write without its CSRF token (or from another "
-        "site); nothing was done.",
-        "too-large": "The request body is larger than the site accepts; nothing was done.",
-    }
-)
-# What Django REST framework refuses itself, with its own codes (in kebab-case, as the
-# exception handler below answers them); `blank` and `invalid-choice` are declared by the
-# document's and the engine's checks, in words that cover DRF's too.
-DRF_CODES = declare_codes(
-    {
-        "required": "This field is required.",
-        "null": "This field may not be null.",
-        "max-length": "A text or list longer than allowed.",
-        "min-length": "A text or list shorter than allowed.",
-        "max-value": "A number above the largest allowed.",
-        "min-value": "A number below the smallest allowed.",
-        "max-string-length": "A number written with too many digits.",
-        "not-a-list": "A list is needed here.",
-        "not-a-dict": "An object is needed here.",
-        "empty": "This list may not be empty.",
-        "date": "A date is needed here, not a date and time.",
-        "not-authenticated": "No credentials were sent: sign in or send a token (401).",
-        "authentication-failed": "The credentials sent are not valid: a bad, revoked or "
-        "malformed token (401).",
-        "permission-denied": "You may not do this (403).",
-        "method-not-allowed": "This address does not take this method (405).",
-        "unsupported-media-type": "The body is not JSON (415).",
-        "not-acceptable": "No answer in the media type asked for (406).",
-        "throttled": "Too many requests: wait `Retry-After` seconds (429).",
-    }
-)
 
 
 @extend_schema(
@@ -71,6 +34,8 @@ DRF_CODES = declare_codes(
                     "rosters_validate",
                     "campaigns",
                     "battles",
+                    "events",
+                    "webhooks",
                     "schema",
                     "docs",
                 )

@@ -23,7 +23,7 @@ from redis.exceptions import RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from dbd_site import cache_keys
-from dbd_site.errors import declare_codes
+from dbd_site.errors import Kind, declare_codes
 
 HEALTH_PATH = "/healthz"
 # How long a client is asked to wait before trying again when a backing service is down.
@@ -40,7 +40,8 @@ UNAVAILABLE: tuple[type[BaseException], ...] = (
 )
 
 CODES = declare_codes(
-    {"unavailable": "The site cannot reach its database or cache just now: try again soon."}
+    {"unavailable": "The site cannot reach its database or cache just now: try again soon."},
+    Kind.UNAVAILABLE,
 )
 
 

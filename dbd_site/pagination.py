@@ -3,6 +3,7 @@
 from rest_framework import exceptions, pagination
 from rest_framework.request import Request
 
+from dbd_site.errors import INPUT_CODES
 from dbd_site.inputs import whole_number
 
 
@@ -10,6 +11,8 @@ class StrictLimitOffsetPagination(pagination.LimitOffsetPagination):
     """`limit` and `offset` must be whole numbers; DRF's default quietly ignores junk."""
 
     max_limit = 200
+    # A `limit` or `offset` refused (the schema lists it on every list, dbd_site.schema).
+    error_codes = (INPUT_CODES.only("invalid"),)
 
     def _whole(self, request: Request, name: str) -> int | None:
         raw = request.query_params.getlist(name)

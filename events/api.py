@@ -15,18 +15,20 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.reverse import reverse
 
+from dbd_site import preconditions
 from dbd_site.compression import shows_secret
-from dbd_site.errors import Invalid
+from dbd_site.errors import INPUT_CODES, Invalid
 from dbd_site.inputs import whole_number
 from dbd_site.parsers import JSONParser
-from events import selectors, serializers, services
+from dbd_site.schema import answers
+from events import selectors, serializers, services, tags
 from events.models import Webhook
 from idempotency.decorators import idempotent
 from idempotency.schema import IDEMPOTENCY_KEY
 from roster.serializers import ApiErrorsSerializer
 
 ERRORS = ApiErrorsSerializer
-COMMON_ERRORS = {401: ERRORS, 403: ERRORS, 429: ERRORS}
+COMMON_ERRORS = {401: ERRORS, 429: ERRORS}
 REFUSED = {400: ERRORS, 415: ERRORS}
 NOT_FOUND = {404: ERRORS}
 FEED_LIMIT = 50
@@ -87,6 +89,7 @@ def _limit(request: Request) -> int:
 class EventFeedView(EventsApiView):
     serializer_class = serializers.EventFeedSerializer
 
+    @answers(services.CODES.only("unknown-kind", "invalid-cursor"), INPUT_CODES)
     def get(self, request: Request) -> Response:
         after_param = request.query_params.get("after")
         after = selectors.Position.from_cursor(after_param) if after_param else None
@@ -110,6 +113,20 @@ class EventFeedView(EventsApiView):
         )
 
 
+ETAG = OpenApiParameter(
+    "ETag",
+    OpenApiTypes.STR,
+    OpenApiParameter.HEADER,
+    response=[200, 201],
+    description="The webhook's version (a strong tag): its URL, kinds, active flag and "
+    "the rotated-out secret's expiry.",
+)
+
+
+def _etag(hook: Webhook) -> str:
+    return preconditions.strong(tags.webhook_tag(hook))
+
+
 @extend_schema_view(
     get=extend_schema(
         operation_id="webhooks_list",
@@ -125,7 +142,7 @@ class EventFeedView(EventsApiView):
             "shown in this answer only (docs/events.md: verifying a delivery). Answers 201 "
             "with a `Location`."
         ),
-        parameters=[IDEMPOTENCY_KEY],
+        parameters=[IDEMPOTENCY_KEY, ETAG],
         request=serializers.WebhookInSerializer,
         responses={201: serializers.NewWebhookSerializer, **REFUSED, **COMMON_ERRORS},
         tags=["webhooks"],
@@ -141,6 +158,7 @@ class WebhookListView(EventsApiView):
         page = self.paginate_queryset(self.get_queryset()) or []
         return self.get_paginated_response(self.get_serializer(page, many=True).data)
 
+    @answers(services.CODES.only("unknown-kind", "url-not-allowed", "too-many-webhooks"))
     @idempotent
     def post(self, request: Request) -> Response:
         hook = services.create_webhook(
@@ -148,16 +166,15 @@ class WebhookListView(EventsApiView):
         )
         shows_secret(request)
         location = reverse("events-api-webhook", kwargs={"webhook_id": hook.pk}, request=request)
-        return Response(
-            serializers.NewWebhookSerializer(hook).data, status=201, headers={"Location": location}
-        )
+        headers = {"Location": location, "ETag": _etag(hook)}
+        return Response(serializers.NewWebhookSerializer(hook).data, status=201, headers=headers)
 
 
 @extend_schema_view(
     get=extend_schema(
         operation_id="webhooks_retrieve",
         summary="One of your webhooks",
-        parameters=[WEBHOOK_ID],
+        parameters=[WEBHOOK_ID, ETAG],
         responses={200: serializers.WebhookSerializer, **NOT_FOUND, **COMMON_ERRORS},
         tags=["webhooks"],
     ),
@@ -165,7 +182,7 @@ class WebhookListView(EventsApiView):
         operation_id="webhooks_partial_update",
         summary="Change a webhook's URL, kinds or active flag",
         description="Deactivated (`active: false`), it is sent nothing, queued tries included.",
-        parameters=[WEBHOOK_ID, IDEMPOTENCY_KEY],
+        parameters=[WEBHOOK_ID, IDEMPOTENCY_KEY, ETAG],
         request=serializers.WebhookPatchSerializer,
         responses={
             200: serializers.WebhookSerializer,
@@ -188,13 +205,15 @@ class WebhookDetailView(EventsApiView):
     serializer_class = serializers.WebhookSerializer
 
     def get(self, request: Request, webhook_id: int) -> Response:
-        return Response(self.get_serializer(self.get_webhook()).data)
+        hook = self.get_webhook()
+        return Response(self.get_serializer(hook).data, headers={"ETag": _etag(hook)})
 
+    @answers(services.CODES.only("unknown-kind", "url-not-allowed"))
     @idempotent
     def patch(self, request: Request, webhook_id: int) -> Response:
         hook = self.get_webhook()
         services.update_webhook(webhook=hook, **self.body(serializers.WebhookPatchSerializer))
-        return Response(self.get_serializer(hook).data)
+        return Response(self.get_serializer(hook).data, headers={"ETag": _etag(hook)})
 
     @idempotent
     def delete(self, request: Request, webhook_id: int) -> Response:
@@ -241,7 +260,7 @@ class WebhookPingView(EventsApiView):
             "delivery; then with the new one alone. `keep_previous: false` stops the old "
             "one at once."
         ),
-        parameters=[WEBHOOK_ID, IDEMPOTENCY_KEY],
+        parameters=[WEBHOOK_ID, IDEMPOTENCY_KEY, ETAG],
         request=serializers.RotateSecretInSerializer,
         responses={200: serializers.NewWebhookSerializer, **REFUSED, **NOT_FOUND, **COMMON_ERRORS},
         tags=["webhooks"],
@@ -256,7 +275,7 @@ class WebhookRotateSecretView(EventsApiView):
             webhook=self.get_webhook(), **self.body(serializers.RotateSecretInSerializer)
         )
         shows_secret(request)
-        return Response(self.get_serializer(hook).data)
+        return Response(self.get_serializer(hook).data, headers={"ETag": _etag(hook)})
 
 
 @extend_schema_view(

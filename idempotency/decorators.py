@@ -30,6 +30,7 @@ from django.utils import timezone
 
 from dbd_site.compression import shows_secret
 from dbd_site.errors import Invalid, declare_codes
+from dbd_site.schema import answers
 from idempotency.models import IdempotentRequest
 
 HEADER = "Idempotency-Key"
@@ -108,7 +109,7 @@ def idempotent(view: Callable[..., Any]) -> Callable[..., Any]:
             claim.save(update_fields=["status", "headers", "body"])
             return response
 
-    return wrapped
+    return answers(CODES)(wrapped)  # the schema lists the key's refusals
 
 
 def _well_formed(key: str) -> bool:

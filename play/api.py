@@ -28,9 +28,10 @@ from campaign import selectors as campaign_selectors
 from campaign.models import CampaignForce
 from dbd_site import preconditions
 from dbd_site.compression import shows_secret
-from dbd_site.errors import Invalid, NotFound
+from dbd_site.errors import NOT_FOUND_CODES, Invalid, NotFound
 from dbd_site.inputs import is_whole_number, whole_number
 from dbd_site.parsers import JSONParser
+from dbd_site.schema import answers
 from idempotency.decorators import idempotent
 from idempotency.schema import IDEMPOTENCY_KEY
 from play import actions, presenters, selectors, serializers, services, sharing, table
@@ -41,8 +42,17 @@ from roster.serializers import ApiErrorsSerializer
 
 TAGS = ["battles"]
 ERRORS = ApiErrorsSerializer
-COMMON = {401: ERRORS, 403: ERRORS, 404: ERRORS, 429: ERRORS}
-REFUSED = {400: ERRORS, 409: ERRORS, 412: ERRORS, 415: ERRORS}
+COMMON = {401: ERRORS, 429: ERRORS}
+REFUSED = {400: ERRORS, 415: ERRORS}
+# What the writes may answer besides the common codes (`dbd_site.schema.answers`): the
+# table's refusals of a move (P1-P9) and the battle's state and sides.
+TABLE_CODES = (
+    table.ERROR_CODES,
+    table.NOT_ALLOWED_CODES,
+    table.CONFLICT_CODES,
+    table.FIGURE_CODES,
+)
+TURN_CODES = (services.CONFLICT_CODES, services.NOT_ALLOWED_CODES)
 BATTLE_ID = OpenApiParameter(
     "battle_id", OpenApiTypes.INT, OpenApiParameter.PATH, description="The battle's id."
 )
@@ -153,6 +163,7 @@ class BattleListView(BattleApiView):
             [presenters.list_item(b, request.build_absolute_uri) for b in page]
         )
 
+    @answers(services.CODES, services.NOT_ALLOWED_CODES, table.ERROR_CODES, NOT_FOUND_CODES)
     @idempotent
     def post(self, request: Request) -> Response:
         body = _body(serializers.PlayNewBattleSerializer, request)
@@ -291,6 +302,7 @@ class BattleWatchView(BattleApiView):
     )
 )
 class BattleActionView(BattleApiView):
+    @answers(*TABLE_CODES, *TURN_CODES)
     @idempotent
     def post(self, request: Request, battle_id: int) -> Response:
         battle = selectors.get_battle(user=request.user, battle_id=battle_id)
@@ -313,6 +325,7 @@ class BattleActionView(BattleApiView):
 class BattleOddsView(BattleApiView):
     serializer_class = serializers.PlayAttackOddsSerializer
 
+    @answers(*TABLE_CODES)
     def post(self, request: Request, battle_id: int) -> Response:
         battle = selectors.get_battle(user=request.user, battle_id=battle_id)
         body = _body(serializers.PlayAttackDeclarationSerializer, request)
@@ -348,6 +361,7 @@ class BattleOddsView(BattleApiView):
 class BattleSpellAttackOddsView(BattleApiView):
     serializer_class = serializers.PlayAttackOddsSerializer
 
+    @answers(*TABLE_CODES)
     def post(self, request: Request, battle_id: int) -> Response:
         battle = selectors.get_battle(user=request.user, battle_id=battle_id)
         body = _body(serializers.PlaySpellAttackDeclarationSerializer, request)
@@ -375,6 +389,7 @@ class BattleSpellAttackOddsView(BattleApiView):
 class BattleSpellOddsView(BattleApiView):
     serializer_class = serializers.PlaySpellOddsSerializer
 
+    @answers(*TABLE_CODES)
     def post(self, request: Request, battle_id: int) -> Response:
         battle = selectors.get_battle(user=request.user, battle_id=battle_id)
         body = _body(serializers.PlaySpellDeclarationSerializer, request)
@@ -409,6 +424,7 @@ class BattleSpellOddsView(BattleApiView):
     )
 )
 class BattleUndoView(BattleApiView):
+    @answers(*TURN_CODES, table.NOT_ALLOWED_CODES)
     @idempotent
     def post(self, request: Request, battle_id: int) -> Response:
         battle = selectors.get_battle(user=request.user, battle_id=battle_id)
@@ -432,6 +448,7 @@ class BattleUndoView(BattleApiView):
     )
 )
 class BattleEndView(BattleApiView):
+    @answers(*TURN_CODES, services.CODES, table.FIGURE_CODES)
     @idempotent
     def post(self, request: Request, battle_id: int) -> Response:
         battle = selectors.get_battle(user=request.user, battle_id=battle_id)
@@ -471,12 +488,14 @@ class BattleEndView(BattleApiView):
     ),
 )
 class BattleSpectatorLinkView(BattleApiView):
+    @answers(services.NOT_ALLOWED_CODES)
     @idempotent
     def post(self, request: Request, battle_id: int) -> Response:
         battle = selectors.get_battle(user=request.user, battle_id=battle_id)
         sharing.replace_spectator_link(battle=battle, by=request.user)
         return answer(request, battle_id)
 
+    @answers(services.NOT_ALLOWED_CODES)
     @idempotent
     def delete(self, request: Request, battle_id: int) -> Response:
         battle = selectors.get_battle(user=request.user, battle_id=battle_id)
@@ -533,6 +552,7 @@ class InvitationListView(BattleApiView):
     )
 )
 class InvitationAcceptView(BattleApiView):
+    @answers(services.CONFLICT_CODES.only("battle-ended"))
     @idempotent
     def post(self, request: Request, battle_id: int) -> Response:
         sharing.accept_invitation(battle_id=battle_id, user=request.user)

@@ -555,6 +555,16 @@ class PlayAttackOddsSerializer(serializers.Serializer):
     modified_df = serializers.IntegerField()
     modifiers = PlayModifierSerializer(many=True)
     notes = serializers.ListField(child=serializers.CharField())
+    best_of_two = serializers.BooleanField(
+        help_text="Two dice are rolled for each attack die and the better counts (a re-roll)."
+    )
+    reroll = serializers.CharField(
+        help_text="What gives that re-roll (Invigorate, Eagle Eye, or declared, P8); empty "
+        "without one."
+    )
+    max_damage = serializers.IntegerField(
+        allow_null=True, help_text="The most damage one hit does (Hidden Explosives), or null."
+    )
 
 
 class PlayCheckedDieSerializer(serializers.Serializer):

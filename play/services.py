@@ -26,6 +26,7 @@ from dbd_site.errors import (
     Conflict,
     DomainError,
     Invalid,
+    Kind,
     NotAllowed,
     PreconditionFailed,
     Problem,
@@ -36,16 +37,28 @@ from play.models import Battle, BattleAction, BattleFigure, BattleSide
 from roster.models import Force, Member
 from rules.loader import get_catalogue
 
-declare_codes(
+CODES = declare_codes(
     {
-        "battle-ended": "The battle has ended; nothing more can be done in it.",
-        "nothing-to-undo": "There is no action left to undo.",
         "force-not-legal": "A battle is played with legal forces only.",
-        "not-a-side": "Only the players of the battle's sides act in it.",
         "campaign-refused": "The campaign refused the battle's record.",
         "invalid-sides": "A battle has two (or, in a campaign, two or more) different forces.",
         "force-not-in-campaign": "The force is not an active force of this campaign.",
     }
+)
+
+NOT_ALLOWED_CODES = declare_codes(
+    {
+        "not-a-side": "Only the players of the battle's sides act in it.",
+    },
+    Kind.NOT_ALLOWED,
+)
+
+CONFLICT_CODES = declare_codes(
+    {
+        "battle-ended": "The battle has ended; nothing more can be done in it.",
+        "nothing-to-undo": "There is no action left to undo.",
+    },
+    Kind.CONFLICT,
 )
 
 CAMPAIGN_MAX_SIDES = bounds.MAX_SIDES

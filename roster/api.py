@@ -39,15 +39,17 @@ from dbd_site import preconditions
 from dbd_site.compression import shows_secret
 from dbd_site.errors import Invalid, Problem
 from dbd_site.parsers import JSONParser
+from dbd_site.schema import answers
 from idempotency.decorators import idempotent
 from idempotency.schema import IDEMPOTENCY_KEY
-from roster import cache_keys, documents, engine, selectors, serializers, services
+from roster import cache_keys, documents, engine, policy, selectors, serializers, services
 from roster.models import Force, Member
 from roster.schema import DOCUMENT_REF, PATCH_REF
 from rules import dice
 from rules.loader import get_catalogue
 
-# Every refusal: the one error model (`dbd_site.schema` names every code in it).
+# Every refusal: the one error model; the codes each operation answers are named next to
+# its handler (`answers`), and `dbd_site.schema` lists them per status.
 ERRORS = serializers.ApiErrorsSerializer
 _EMMA = {
     "format": "dbd-roster/1",
@@ -84,6 +86,7 @@ _EMMA = {
     examples=[OpenApiExample("Emma alone", value=_EMMA, request_only=True)],
     tags=["rosters"],
 )
+@answers(documents.DOCUMENT_CODES)
 @api_view(["POST"])
 @authentication_classes([])  # open to any tool, so no session and no CSRF
 @permission_classes([AllowAny])
@@ -98,8 +101,20 @@ def validate_roster(request: Request) -> Response:
 # --- saved forces ------------------------------------------------------------------------
 
 TAGS = ["rosters"]
-COMMON_ERRORS = {401: ERRORS, 403: ERRORS, 429: ERRORS}
+COMMON_ERRORS = {401: ERRORS, 429: ERRORS}
 NOT_FOUND = {404: ERRORS}
+# What a change to a saved force may answer besides the common codes (`answers`): the
+# document's shape, the force's policy (its owner; a campaign copy's ledger, pending battle
+# and retirement: `roster.policy.policy_codes`), an older edition of the rules. (Not
+# `stale-version`: that is the pages' check; the API's is `If-Match`, 412.)
+WRITE_CODES = (
+    documents.DOCUMENT_CODES,
+    policy.policy_codes,
+    services.CONFLICT_CODES.only("rules-update-pending"),
+)
+# A roll or a pick besides: the member's slot, the rules of rolling (R5), the engine's
+# refusal of what the step would make.
+STEP_CODES = (*WRITE_CODES, services.CODES, services.NOT_FOUND_CODES, engine.CODES)
 # A campaign copy changes only as its campaign allows (campaign.policy): a state conflict
 # (a pending battle, a retired force) is 409; `If-Match` naming an old version, 412.
 IN_CAMPAIGN = {
@@ -271,6 +286,7 @@ class ForceListView(ForceApiView):
         page = selectors.refreshed(self.paginate_queryset(self.get_queryset()) or [])
         return self.get_paginated_response(self.get_serializer(page, many=True).data)
 
+    @answers(*WRITE_CODES)
     @idempotent
     def post(self, request: Request) -> Response:
         force = services.import_force(owner=request.user, document=request.data)
@@ -410,6 +426,7 @@ class ForceDetailView(ForceApiView):
         force = selectors.get_force(user=self.request.user, force_id=force_id, with_rolls=False)
         return self.get_serializer(force).data
 
+    @answers(*WRITE_CODES)
     @idempotent
     def put(self, request: Request, force_id: int) -> Response:
         force = self.get_force()
@@ -421,6 +438,7 @@ class ForceDetailView(ForceApiView):
         )
         return self.detail_response(force.pk)
 
+    @answers(*WRITE_CODES)
     @idempotent
     def patch(self, request: Request, force_id: int) -> Response:
         force = self.get_force()
@@ -449,6 +467,7 @@ class ForceDetailView(ForceApiView):
         )
         return self.detail_response(force.pk)
 
+    @answers(*WRITE_CODES)
     @idempotent
     def delete(self, request: Request, force_id: int) -> Response:
         force = self.get_force()
@@ -563,6 +582,7 @@ class MemberRollsView(ForceApiView):
         page = self.paginate_queryset(self.get_queryset())
         return self.get_paginated_response(self.get_serializer(page, many=True).data)
 
+    @answers(*STEP_CODES)
     @idempotent
     def post(self, request: Request, force_id: int, member_index: int) -> Response:
         member = self.get_member(self.get_force())
@@ -609,6 +629,7 @@ class MemberRollsView(ForceApiView):
 class MemberPicksView(ForceApiView):
     serializer_class = serializers.SkillPickSerializer
 
+    @answers(*STEP_CODES)
     @idempotent
     def post(self, request: Request, force_id: int, member_index: int) -> Response:
         member = self.get_member(self.get_force())
@@ -674,11 +695,13 @@ class MemberPicksView(ForceApiView):
 class ForceRulesUpdateView(ForceApiView):
     serializer_class = serializers.RulesUpdateSerializer
 
+    @answers(services.CONFLICT_CODES.only("rules-up-to-date"))
     def get(self, request: Request, force_id: int) -> Response:
         force = selectors.get_force(user=request.user, force_id=force_id, with_rolls=False)
         update = services.preview_rules_update(force=force, actor=request.user)
         return Response(update.as_dict(), headers={"ETag": etag_of(force)})
 
+    @answers(services.CONFLICT_CODES, policy.policy_codes)
     @idempotent
     def post(self, request: Request, force_id: int) -> Response:
         force = self.get_force()

@@ -168,7 +168,9 @@ SHAPE_CODES = {
     "maxItems": "too-many-items",
     "oneOf": "invalid-purchase",
 }
-declare_codes(
+# The shape of a document (or of any part of it sent alone): answered by every operation
+# that reads one.
+DOCUMENT_CODES = declare_codes(
     {
         "wrong-type": "A value of the wrong JSON type.",
         "missing-key": "A key this object needs is missing.",

@@ -110,7 +110,7 @@ WARNING_CODES: Mapping[str, str] = {
     "df-capped": "Armour and shields would take DF above 16; it counts as 16 (R3, R8).",
     "level-up-pending": "The student has levels whose advancement has not been taken yet (R17).",
 }
-declare_codes({**ERROR_CODES, **WARNING_CODES})
+CODES = declare_codes({**ERROR_CODES, **WARNING_CODES})
 
 
 # --- results ---------------------------------------------------------------------------

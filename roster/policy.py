@@ -18,14 +18,15 @@ from typing import Any, Protocol
 
 from django.contrib.auth.models import User
 
-from dbd_site.errors import NotAllowed, declare_codes
+from dbd_site.errors import Codes, Kind, NotAllowed, declare_codes
 from roster import engine
 from roster.models import Force
 
 CODES = declare_codes(
     {
         "not-owner": "Only the force's owner can change it.",
-    }
+    },
+    Kind.NOT_ALLOWED,
 )
 
 
@@ -177,12 +178,21 @@ class FreeformPolicy:
 
 Resolver = Callable[[Force], ForcePolicy | None]
 _resolvers: list[Resolver] = []
+_codes: list[Codes] = []
 
 
-def register(resolver: Resolver) -> None:
-    """An app's way of taking charge of some forces (call from `AppConfig.ready`)."""
+def register(resolver: Resolver, codes: Sequence[Codes] = ()) -> None:
+    """An app's way of taking charge of some forces (call from `AppConfig.ready`), with
+    the codes its policies may refuse a command with (the roster API's writes list them)."""
     if resolver not in _resolvers:
         _resolvers.append(resolver)
+        _codes.extend(codes)
+
+
+def policy_codes() -> list[Codes]:
+    """Every code a force's policy may refuse a write with: the freeform policy's and the
+    registered ones' (read when the schema is built, after every app is ready)."""
+    return [CODES, *_codes]
 
 
 def policy_for(force: Force) -> ForcePolicy:

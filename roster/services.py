@@ -42,6 +42,7 @@ from dbd_site.errors import (
     Conflict,
     DomainError,
     Invalid,
+    Kind,
     NotFound,
     PreconditionFailed,
     Problem,
@@ -61,7 +62,6 @@ SLOT_KINDS = ("free_advancements", "level_ups")
 
 CODES = declare_codes(
     {
-        "no-such-member": "The force has no such member (any more).",
         "no-such-slot": "The member has no advancement at that slot.",
         "not-a-skill-slot": "Only a skill line is rolled for or picked.",
         "roll-refused": "The rules do not allow that roll or pick now (R5, R5a).",
@@ -69,10 +69,23 @@ CODES = declare_codes(
         "reroll-fr": "A re-roll may not take FR below 0 (R3, R5a).",
         "not-a-choice": "That skill is not one the roll lets the student pick freely (R5).",
         "unknown-skill-choice": "No skill has that name.",
+    }
+)
+
+NOT_FOUND_CODES = declare_codes(
+    {
+        "no-such-member": "The force has no such member (any more).",
+    },
+    Kind.NOT_FOUND,
+)
+
+CONFLICT_CODES = declare_codes(
+    {
         "rules-update-pending": "The force was built under an older edition of the rules: "
         "review the new edition's difference and move the force to it before changing it.",
         "rules-up-to-date": "The force is already on the current edition of the rules.",
-    }
+    },
+    Kind.CONFLICT,
 )
 
 

@@ -29,6 +29,8 @@ from rest_framework.response import Response
 from rest_framework.reverse import reverse
 
 from dbd_site import preconditions
+from dbd_site.errors import INPUT_CODES
+from dbd_site.schema import answers
 from rules import selectors
 from rules.loader import get_catalogue
 from rules.models import Equipment
@@ -227,6 +229,7 @@ class SkillViewSet(CatalogueViewSet):
     ),
     retrieve=extend_schema(summary="One piece of equipment"),
 )
+@answers(INPUT_CODES.only("invalid"))  # a `kind` that is not one
 class EquipmentViewSet(CatalogueViewSet):
     serializer_class = EquipmentSerializer
 

@@ -3,8 +3,10 @@
 `tests/conftest.py` hooks `check_answer` into Django's test client (the API client is
 one), so any test that calls `/api/v1/` also proves the schema right about the answer:
 its status is one the operation lists, its body holds under strict JSON Schema 2020-12
-(formats checked; 1.0 is not an integer), a 201 says where (`Location`), and the
-`Location` and `ETag` headers it sends are ones the schema declares.
+(formats checked; 1.0 is not an integer; no key the schema does not name; a refusal's
+code is one its operation lists for that status), a 201 says where (`Location`), the
+`Location` and `ETag` headers it sends are ones the schema declares, and a success the
+schema says carries an `ETag` carries one.
 """
 
 import gzip
@@ -21,7 +23,14 @@ from referencing.jsonschema import DRAFT202012
 API = "/api/v1/"
 BASE = "urn:dbd-api"
 # Headers a tool reads; sent, each must be declared on the answer.
-DECLARED_HEADERS = ("Location", "ETag")
+DECLARED_HEADERS = (
+    "Location",
+    "ETag",
+    "Retry-After",
+    "RateLimit-Limit",
+    "RateLimit-Remaining",
+    "RateLimit-Reset",
+)
 
 _StrictValidator = validators.extend(
     Draft202012Validator,
@@ -37,11 +46,28 @@ def published_schema() -> dict[str, Any]:
     return SchemaGenerator().get_schema(request=None, public=True)
 
 
+def _no_extra_keys(node: Any) -> Any:
+    """`node` with `unevaluatedProperties: false` in each object schema that lists its
+    properties and says nothing of others: an answer then holds only if the schema names
+    every key it sends. For the tests only: the published schema leaves answers open, so
+    that a client tolerates keys added later (docs/api.md)."""
+    if isinstance(node, list):
+        return [_no_extra_keys(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    node = {key: _no_extra_keys(value) for key, value in node.items()}
+    types = node.get("type")
+    is_object = types == "object" or (isinstance(types, list) and "object" in types)
+    open_ended = "additionalProperties" in node or "unevaluatedProperties" in node
+    if is_object and "properties" in node and not open_ended:
+        node["unevaluatedProperties"] = False
+    return node
+
+
 @cache
 def _registry() -> Registry:
-    return Registry().with_resource(
-        BASE, Resource(contents=published_schema(), specification=DRAFT202012)
-    )
+    strict = _no_extra_keys(published_schema())
+    return Registry().with_resource(BASE, Resource(contents=strict, specification=DRAFT202012))
 
 
 @cache
@@ -101,6 +127,8 @@ def problems_with(path: str, method: str, status: int, headers: Any, body: bytes
             problems.append(f"{where}: {header} sent, not declared")
     if status == 201 and "Location" not in headers:
         problems.append(f"{where}: a 201 without Location")
+    if 200 <= status < 300 and "ETag" in response.get("headers", {}) and "ETag" not in headers:
+        problems.append(f"{where}: ETag declared, not sent")
     content = response.get("content", {})
     if not body:
         if content and method != "HEAD":

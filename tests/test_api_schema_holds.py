@@ -7,7 +7,7 @@ import json
 import pytest
 from rest_framework.test import APIClient
 
-from dbd_site.errors import declared_codes
+from dbd_site.errors import declared_codes, statuses_of
 from tests.api_schema import problems_with, published_schema
 from tests.roster.builders import legal_force, signed_in
 
@@ -52,6 +52,13 @@ def test_no_one_of_a_value_can_match_twice(schema):
     assert battle["oneOf"] == [{"$ref": "#/components/schemas/PlayRecord"}, {"type": "null"}]
 
 
+def error_codes(operation, status):
+    """The codes an operation's refusal with `status` lists (its narrowing of the model)."""
+    content = operation["responses"][status]["content"]["application/json"]["schema"]
+    assert content["$ref"] == "#/components/schemas/ErrorList"
+    return content["properties"]["errors"]["items"]["properties"]["code"]["enum"]
+
+
 def test_one_error_model_lists_every_declared_code(schema):
     components = schema["components"]["schemas"]
     assert components["ErrorCode"]["enum"] == list(declared_codes())
@@ -60,10 +67,54 @@ def test_one_error_model_lists_every_declared_code(schema):
     )
     assert not {"ApiErrors", "ApiError", "ShapeErrors", "ShapeProblem"} & set(components)
     for path, _method, operation in operations(schema):
-        for status, response in operation["responses"].items():
+        for status in operation["responses"]:
             if int(status) >= 400:
-                content = response["content"]["application/json"]["schema"]
-                assert content == {"$ref": "#/components/schemas/ErrorList"}, (path, status)
+                codes = error_codes(operation, status)
+                assert codes, (path, status)
+                assert set(codes) <= set(declared_codes()), (path, status)
+                assert [s for c in codes for s in statuses_of(c) if s == int(status)], (
+                    path,
+                    status,
+                )
+
+
+def test_each_operation_lists_the_codes_it_answers_under_their_status(schema):
+    """Per operation and status, from the groups its view names and the common ones."""
+    replace = schema["paths"]["/api/v1/rosters/{force_id}/"]["put"]
+    assert {
+        "campaign-resources",
+        "insufficient-resources",
+        "wrong-type",
+        "parse-error",
+        "idempotency-key-reused",
+        "bad-host",
+    } <= set(error_codes(replace, "400"))
+    assert error_codes(replace, "409") == [
+        "battle-pending",
+        "campaign-force",
+        "force-retired",
+        "rules-update-pending",
+        "void-breaks-force",
+    ]
+    assert error_codes(replace, "412") == ["precondition-failed"]
+    assert error_codes(replace, "401") == ["authentication-failed", "not-authenticated"]
+    assert error_codes(replace, "403") == [
+        "not-owner",
+        "permission-denied",
+        "read-only-token",
+    ]
+    assert [p for p, node in walk(schema) if "x-error-codes" in node] == []  # used up
+    listing = schema["paths"]["/api/v1/rosters/"]["get"]["responses"]
+    assert not {"403", "404", "409"} & set(listing)
+    validate = schema["paths"]["/api/v1/rosters/validate/"]["post"]  # reads no credentials
+    assert not {"401", "403"} & set(validate["responses"])
+    assert {"wrong-type", "missing-key"} <= set(error_codes(validate, "400"))  # @api_view
+    assert error_codes(schema["paths"]["/api/v1/rosters/"]["get"], "400") == [
+        "bad-character",
+        "bad-host",
+        "bad-request",
+        "invalid",  # limit, offset
+    ]
 
 
 def test_every_201_declares_its_location_and_every_body_is_required(schema):
@@ -101,8 +152,19 @@ def test_the_answer_check_finds_what_breaks_the_schema():
     assert problems_with("/api/v1/rosters/", "GET", 200, json_type, answer(first_page)) == []
     wrong = {**first_page, "next": 3}
     assert problems_with("/api/v1/rosters/", "GET", 200, json_type, answer(wrong))
+    # A key the schema does not name: the tests refuse it (the published schema does not).
+    [extra] = problems_with(
+        "/api/v1/rosters/", "GET", 200, json_type, answer({**first_page, "x": 1})
+    )
+    assert "Unevaluated properties are not allowed ('x' was unexpected)" in extra
     unlisted = {"errors": [{"pointer": "", "code": "no-such-code", "message": "?"}]}
     assert problems_with("/api/v1/rosters/", "POST", 400, json_type, answer(unlisted))
+    # A declared code that operation does not name: the check refuses it too.
+    elsewhere = {"errors": [{"pointer": "", "code": "battle-ended", "message": "?"}]}
+    [refused] = problems_with("/api/v1/rosters/", "POST", 400, json_type, answer(elsewhere))
+    assert refused.startswith(
+        "POST /api/v1/rosters/ 400: at /errors/0/code: 'battle-ended' is not"
+    )
     assert problems_with("/api/v1/rosters/", "GET", 418, json_type, answer(unlisted)) == [
         "GET /api/v1/rosters/ 418: the status is not listed"
     ]
@@ -123,3 +185,76 @@ def test_first_and_last_pages_and_answers_with_null_hold(alice):
     assert (last["next"], last["previous"] is not None) == (None, True)
     refused = APIClient().get("/api/v1/rosters/", HTTP_AUTHORIZATION="Token nope")
     assert [e["code"] for e in refused.json()["errors"]] == ["authentication-failed"]
+
+
+def test_a_status_listed_with_no_code_named_for_it_fails_the_build():
+    """The other half of the check: an operation cannot list a refusal and name none of
+    its codes (`dbd_site.schema.answers`)."""
+    from dbd_site.schema import add_common_error_responses
+
+    result = {"paths": {"/api/v1/x/": {"get": {"responses": {"409": {"description": "?"}}}}}}
+    with pytest.raises(ValueError, match=r"no code named for them: GET /api/v1/x/ 409$"):
+        add_common_error_responses(result)
+
+
+def test_every_answer_declares_the_rate_limit_headers_and_a_429_retry_after(schema):
+    """What `ApiRateLimitMiddleware` sends on every answer; the hook checks each answer
+    the tests receive sends only headers its operation declares (`tests/api_schema.py`)."""
+    assert set(schema["components"]["headers"]) == {
+        "RateLimit-Limit",
+        "RateLimit-Remaining",
+        "RateLimit-Reset",
+        "Retry-After",
+    }
+    for path, method, operation in operations(schema):
+        for status, response in operation["responses"].items():
+            names = set(response["headers"])
+            assert {"RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"} <= names
+            assert ("Retry-After" in names) == (status in ("429", "503")), (path, method, status)
+
+
+def test_openapi_spec_validator_accepts_the_published_schema(schema):
+    """What a tool author tries first (issue #32); the validator can refuse, as it does a
+    copy with an answer that has no description (the specification requires one)."""
+    from openapi_spec_validator import OpenAPIV31SpecValidator
+
+    document = json.loads(json.dumps(schema))
+    assert document["openapi"].startswith("3.1")
+    assert list(OpenAPIV31SpecValidator(document).iter_errors()) == []
+    broken = json.loads(json.dumps(schema))
+    broken["paths"]["/api/v1/rosters/"]["get"]["responses"]["200"] = {"content": {}}
+    assert list(OpenAPIV31SpecValidator(broken).iter_errors())
+
+
+def components_answered(schema) -> set[str]:
+    """The components an answer can hold, through every `$ref` on the way."""
+    components = schema["components"]["schemas"]
+    prefix = "#/components/schemas/"
+    todo = [
+        node["$ref"].removeprefix(prefix)
+        for _path, _method, operation in operations(schema)
+        for _at, node in walk(operation["responses"])
+        if node.get("$ref", "").startswith(prefix)
+    ]
+    seen: set[str] = set()
+    while todo:
+        name = todo.pop()
+        if name not in seen:
+            seen.add(name)
+            todo += [
+                n["$ref"].removeprefix(prefix) for _, n in walk(components[name]) if "$ref" in n
+            ]
+    return seen
+
+
+def test_answers_are_left_open_to_keys_added_later(schema):
+    """Only the tests close them (`tests/api_schema.py`); the published answers stay open
+    (docs/api.md), but for the documents whose format is closed (what import takes back)."""
+    assert [p for p, node in walk(schema) if "unevaluatedProperties" in node] == []
+    components = schema["components"]["schemas"]
+    closed = {
+        name
+        for name in components_answered(schema)
+        if any(node.get("additionalProperties") is False for _, node in walk(components[name]))
+    }
+    assert closed == {"RosterDocument", "RosterMember", "CampaignDocument"}

@@ -7,7 +7,7 @@ from django.conf import settings
 
 import campaign.api
 import campaign.policy
-import campaign.services  # noqa: F401
+import campaign.services
 import dbd_site.health  # noqa: F401
 import play.services
 import play.table  # noqa: F401
@@ -33,6 +33,14 @@ def test_the_status_table_has_one_status_per_kind():
         Kind.NOT_FOUND: 404,
         Kind.CONFLICT: 409,
         Kind.PRECONDITION_FAILED: 412,
+        Kind.UNAUTHENTICATED: 401,
+        Kind.METHOD_NOT_ALLOWED: 405,
+        Kind.NOT_ACCEPTABLE: 406,
+        Kind.TOO_LARGE: 413,
+        Kind.UNSUPPORTED_MEDIA_TYPE: 415,
+        Kind.THROTTLED: 429,
+        Kind.SERVER_ERROR: 500,
+        Kind.UNAVAILABLE: 503,
     }
 
 
@@ -51,3 +59,21 @@ def test_the_api_errors_page_lists_every_declared_code_as_declared():
         "docs/api-errors.md is out of date: run `python manage.py api_errors_doc`."
     )
     assert all(f"| `{code}` |" in PAGE.read_text() for code in declared_codes())
+
+
+def test_a_codes_kind_gives_its_status_and_a_second_kind_is_declared_again():
+    """`declare_codes` keeps each code's kind (so its status, `HTTP_STATUS`); a code
+    answered under a second kind is declared again there (`also`, with its one meaning);
+    `only` names some of a group, and no code it does not hold."""
+    from dbd_site.errors import Codes, codes_of, statuses_of
+
+    conflicts = campaign.policy.CONFLICT_CODES
+    assert (type(conflicts), conflicts.kind) == (Codes, Kind.CONFLICT)
+    assert statuses_of("battle-pending") == [409]
+    assert statuses_of("insufficient-resources") == [400]
+    assert statuses_of("not-found") == [400, 404]  # a figure the body names: 400 (play.table)
+    assert statuses_of("already-in-campaign") == [400, 409]
+    assert codes_of(Kind.UNAUTHENTICATED) == ["authentication-failed", "not-authenticated"]
+    assert dict(conflicts.only("force-retired")) == {"force-retired": conflicts["force-retired"]}
+    with pytest.raises(KeyError):
+        conflicts.only("insufficient-resources")

@@ -19,7 +19,7 @@ from campaign.models import (
 )
 from campaign.progression import HouseRules
 from campaign.tallies import TALLY_FOR_OUTCOME
-from dbd_site.errors import Conflict, Invalid, NotAllowed, declare_codes
+from dbd_site.errors import Conflict, Invalid, Kind, NotAllowed, also, declare_codes
 from roster import engine
 from roster import selectors as roster_selectors
 from roster import services as roster_services
@@ -29,20 +29,15 @@ from rules.loader import get_catalogue
 
 CODES = declare_codes(
     {
-        "not-organiser": "Only the campaign's organiser can do this.",
         "required": "This field is required.",
         "too-long": "A text longer than allowed.",
         "invalid-house-rules": "House rules that cannot be played (R14-R18).",
-        "invalid-invite": "The invitation link is not valid (it may have been replaced).",
-        "not-a-player": "Join the campaign first.",
-        "already-in-campaign": "The force, or the player, is in this campaign already.",
         "force-not-ready": "The force must be legal and new to campaigns to enter (R10, R11, "
         "R16).",
         "not-a-whole-number": "A whole number is needed here.",
         "battle-in-future": "A battle is recorded after it is played.",
         "battle-forces": "A battle has two or more different forces of this campaign.",
         "force-illegal": "A force must be legal to battle.",
-        "not-in-battle": "Only a player whose force took part, or the organiser, does this.",
         "winner-not-in-battle": "The winner is one of the battle's forces.",
         "member-not-in-force": "A result names only members of its own force (R14b).",
         "listed-twice": "A member or force is listed twice.",
@@ -51,16 +46,41 @@ CODES = declare_codes(
         "objectives-range": "Objectives are 0 to 10 per member (R14b).",
         "enemies-range": "Enemies taken Out of Action are 0 to 99 per member.",
         "took-part-required": "Name at least one member of each force who took part.",
-        "battle-not-pending": "The battle is already confirmed or void.",
-        "own-battle": "Nobody confirms a battle alone: an opponent, or an organiser who "
-        "neither recorded it nor plays in it, confirms (R14a).",
         "void-overdraws": "Voiding would take a balance below 0 (R15, R15a).",
         "no-level-up-waiting": "The member has no level-up waiting (R17).",
-        "no-such-level-up": "The member has no level-up there.",
         "unknown-line": "No such line on the member's society table.",
         "unknown-action": "An action this endpoint does not take.",
     }
 )
+
+NOT_ALLOWED_CODES = declare_codes(
+    {
+        "not-organiser": "Only the campaign's organiser can do this.",
+        "not-a-player": "Join the campaign first.",
+        "not-in-battle": "Only a player whose force took part, or the organiser, does this.",
+        "own-battle": "Nobody confirms a battle alone: an opponent, or an organiser who "
+        "neither recorded it nor plays in it, confirms (R14a).",
+    },
+    Kind.NOT_ALLOWED,
+)
+
+NOT_FOUND_CODES = declare_codes(
+    {
+        "invalid-invite": "The invitation link is not valid (it may have been replaced).",
+        "no-such-level-up": "The member has no level-up there.",
+    },
+    Kind.NOT_FOUND,
+)
+
+CONFLICT_CODES = declare_codes(
+    {
+        "already-in-campaign": "The force, or the player, is in this campaign already.",
+        "battle-not-pending": "The battle is already confirmed or void.",
+    },
+    Kind.CONFLICT,
+)
+# A campaign force entered again (its own copy) is bad input, not a state in the way.
+ENTRY_CODES = also(Kind.INVALID, "already-in-campaign")
 
 # The most objectives one member scores in a battle (R14b).
 MAX_OBJECTIVES = 10

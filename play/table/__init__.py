@@ -27,7 +27,7 @@ table` and names the area where it uses a rule (`table.attacks.plan_attack`).
 Every refusal code of the table is declared here, once.
 """
 
-from dbd_site.errors import declare_codes
+from dbd_site.errors import Kind, also, declare_codes
 
 ERROR_CODES = declare_codes(
     {
@@ -56,16 +56,30 @@ ERROR_CODES = declare_codes(
         "unknown-marker": "No marker has that name.",
         "unknown-item": "The figure carries no such one-use item, or discarded it already.",
         "nothing-to-transfer": "No attack's damage waits for a Friendship transfer.",
-        "not-your-figure": "A player acts, answers and undoes for their own side only (P9).",
-        "decision-pending": "The other side's decision after an attack comes first (P9).",
         "no-decision": "No such decision waits for an answer.",
-        "initiative-rolled": "This turn's initiative is rolled; undo it to roll again.",
-        "battle-begun": "That is done before the battle's first initiative roll.",
         "movement-refused": "The figure may not make that move (Heavy Armour, Aim for the Legs).",
         "disarmed": "Disarming Shot: no weapon's benefits in this activation.",
         "used-up": "Used once a battle, and used already.",
     }
 )
+
+NOT_ALLOWED_CODES = declare_codes(
+    {
+        "not-your-figure": "A player acts, answers and undoes for their own side only (P9).",
+    },
+    Kind.NOT_ALLOWED,
+)
+
+CONFLICT_CODES = declare_codes(
+    {
+        "decision-pending": "The other side's decision after an attack comes first (P9).",
+        "initiative-rolled": "This turn's initiative is rolled; undo it to roll again.",
+        "battle-begun": "That is done before the battle's first initiative roll.",
+    },
+    Kind.CONFLICT,
+)
+# A figure the body names that is not in the battle: bad input, not a missing address.
+FIGURE_CODES = also(Kind.INVALID, "not-found")
 
 # The areas, after the codes they raise are declared.
 from play.table import (  # noqa: E402

@@ -64,6 +64,12 @@ def test_staff_import_a_campaign_and_it_exports_the_same(exported, staff):
     assert again.json() == document
 
 
+def test_the_import_answers_the_campaigns_tag(exported, staff):
+    made = signed_in(staff).post("/api/v1/campaigns/import/", renamed(exported), format="json")
+    imported = Campaign.objects.get(pk=made.json()["id"])
+    assert made["ETag"] == signed_in(imported.organiser).get(made["Location"])["ETag"]
+
+
 def test_only_staff_import(exported, alice):
     refused = signed_in(alice).post("/api/v1/campaigns/import/", renamed(exported), format="json")
     assert refused.status_code == 403

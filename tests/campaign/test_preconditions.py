@@ -5,8 +5,9 @@ campaign objects that can race: house rules and a pending battle's confirmation 
 import pytest
 
 from campaign.models import Battle
-from tests.campaign.conftest import record
+from tests.campaign.conftest import ann_takes_an_enemy_out, freeform_force, member, record
 from tests.roster.builders import legal_force, signed_in
+from tests.roster.test_rolls import ScriptedDice
 
 pytestmark = pytest.mark.django_db
 
@@ -91,3 +92,60 @@ def test_a_battle_is_confirmed_only_as_the_confirmer_saw_it(
     )
     assert void.status_code == 412  # confirmed since: not the battle that was seen
     assert Battle.objects.get(pk=battle.pk).status == Battle.Status.CONFIRMED
+
+
+# --- campaign forces, their ledger entries and level-ups ----------------------------------------
+
+
+def strong(etag: str) -> bool:
+    return etag.startswith('"') and etag.endswith('"')
+
+
+def test_entering_and_retiring_answer_the_campaign_forces_tag(campaign, alice):
+    api = signed_in(alice)
+    force = freeform_force(alice, "Red Club")
+    entered = api.post(
+        f"/api/v1/campaigns/{campaign.pk}/forces/", {"force": force.pk}, format="json"
+    )
+    url = entered["Location"]
+    assert (entered.status_code, strong(entered["ETag"])) == (201, True)
+    assert entered["ETag"] == api.get(url)["ETag"]
+    retired = api.post(f"{url}retire/")
+    assert retired.status_code == 200
+    assert retired["ETag"] not in (entered["ETag"], None)
+    assert retired["ETag"] == api.get(url)["ETag"]
+
+
+def test_a_ledger_entry_answers_its_own_tag_and_moves_its_forces(campaign, organiser, alice, red):
+    url = f"/api/v1/campaigns/{campaign.pk}/forces/{red.pk}/"
+    before = signed_in(alice).get(url)["ETag"]
+    spent = signed_in(alice).post(
+        f"{url}spends/", {"amount": 1, "reason": "Hired help"}, format="json"
+    )
+    prize = {"amount": 2, "reason": "Best painted"}
+    adjusted = signed_in(organiser).post(f"{url}adjustments/", prize, format="json")
+    assert (spent.status_code, adjusted.status_code) == (201, 201)
+    assert strong(spent["ETag"])
+    assert strong(adjusted["ETag"])
+    assert spent["ETag"] != adjusted["ETag"]  # two entries, two tags
+    assert signed_in(alice).get(url)["ETag"] not in (before, spent["ETag"], adjusted["ETag"])
+
+
+def test_a_level_up_answers_its_rosters_tag_for_if_match_there(
+    monkeypatch, campaign, alice, bob, red, blue
+):
+    ann_takes_an_enemy_out(campaign, red, blue, by=alice, confirmed_by=bob)
+    monkeypatch.setattr("rules.dice.server_dice", lambda: ScriptedDice(12, 10))
+    api = signed_in(alice)
+    level_ups = f"/api/v1/campaigns/{campaign.pk}/forces/{red.pk}/members/"
+    level_ups += f"{member(red, 'Ann').pk}/level-ups/"
+    roster = f"/api/v1/rosters/{red.force_id}/"
+    taken = api.post(level_ups, {"line": 4}, format="json")  # a natural 12: roll again
+    assert (taken.status_code, taken["ETag"]) == (201, api.get(roster)["ETag"])
+    rolled = api.post(f"{level_ups}0/rolls/", {"action": "roll", "table": "melee"}, format="json")
+    assert (rolled.status_code, rolled["ETag"]) == (201, api.get(roster)["ETag"])
+    assert rolled["ETag"] != taken["ETag"]
+    renamed = api.patch(roster, {"name": "Red Again"}, format="json", HTTP_IF_MATCH=rolled["ETag"])
+    assert renamed.status_code == 200, renamed.content
+    stale = api.patch(roster, {"name": "Nope"}, format="json", HTTP_IF_MATCH=taken["ETag"])
+    assert (stale.status_code, codes(stale)) == (412, ["precondition-failed"])

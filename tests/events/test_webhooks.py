@@ -91,6 +91,20 @@ def test_a_hook_is_changed_and_deleted(alice):
     assert not Webhook.objects.exists()
 
 
+def test_registering_changing_and_rotating_a_hook_answer_its_tag(alice):
+    client = signed_in(alice)
+    made = register(client)
+    assert made["ETag"].startswith('"')
+    assert made["ETag"] == client.get(made["Location"])["ETag"]
+    changed = client.patch(made["Location"], {"active": False}, format="json")
+    assert changed["ETag"] not in (made["ETag"], None)
+    assert changed["ETag"] == client.get(made["Location"])["ETag"]
+    rotated = client.post(f"{made['Location']}rotate-secret/", {}, format="json")
+    assert rotated.status_code == 200, rotated.content
+    assert rotated["ETag"] not in (changed["ETag"], None)
+    assert rotated["ETag"] == client.get(made["Location"])["ETag"]
+
+
 def test_another_users_hook_is_not_found(alice, bob):
     location = register(signed_in(alice))["Location"]
     hook = Webhook.objects.get()
