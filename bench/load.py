@@ -110,6 +110,25 @@ def _pinned(command: list[str], cpus: str | None) -> list[str]:
     return ["taskset", "-c", cpus, *command] if cpus else command
 
 
+def _wait_answering(
+    process: "subprocess.Popen[bytes]", base: str, cookie: str, *, seconds: float, what: str
+) -> None:
+    """Until `base` answers the bench's floor page; fail if `process` ends or `seconds`
+    pass first."""
+    deadline = time.monotonic() + seconds
+    while True:
+        if process.poll() is not None:
+            raise RuntimeError(f"{what} exited with {process.returncode}")
+        try:
+            if _get(f"{base}/bench/floor/", cookie) == 200:
+                return
+        except OSError:
+            pass
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"{what} did not answer within {seconds:g} s")
+        time.sleep(0.1)
+
+
 @contextmanager
 def gunicorn(
     env: dict[str, str],
@@ -144,18 +163,7 @@ def gunicorn(
         stdin=subprocess.DEVNULL,
     )
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            if process.poll() is not None:
-                raise RuntimeError(f"gunicorn exited with {process.returncode}; see {log}")
-            try:
-                if _get(f"{base}/bench/floor/", cookie) == 200:
-                    break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"gunicorn did not answer within 60 s; see {log}")
-            time.sleep(0.2)
+        _wait_answering(process, base, cookie, seconds=60, what=f"gunicorn (see {log})")
         yield base
     finally:
         # The process group we started: the master and its workers, nothing else.
@@ -180,18 +188,7 @@ def behind_nginx(base: str, home: Path, *, cookie: str, cpus: str | None = None)
     )
     front = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 20
-        while True:
-            if process.poll() is not None:
-                raise RuntimeError(f"nginx exited with {process.returncode}; see {home}")
-            try:
-                if _get(f"{front}/bench/floor/", cookie) == 200:
-                    break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"nginx did not answer within 20 s; see {home}")
-            time.sleep(0.1)
+        _wait_answering(process, front, cookie, seconds=20, what=f"nginx (see {home})")
         yield front
     finally:
         os.killpg(process.pid, signal.SIGTERM)
