@@ -40,7 +40,7 @@ from dbd_site import preconditions
 from dbd_site.api_codes import serializer_codes
 from dbd_site.errors import NOT_ALLOWED_CODES, Invalid, Kind, NotAllowed, also, declare_codes
 from dbd_site.parsers import JSONParser
-from dbd_site.schema import answers
+from dbd_site.schema import answers, etag_header
 from idempotency.decorators import idempotent
 from idempotency.schema import IDEMPOTENCY_KEY
 from roster import documents
@@ -122,46 +122,27 @@ STATUS = OpenApiParameter(
     enum=[value for value, _ in Battle.Status.choices],
     description="Only battles with this status.",
 )
-CAMPAIGN_ETAG = OpenApiParameter(
-    "ETag",
-    OpenApiTypes.STR,
-    OpenApiParameter.HEADER,
-    response=[200, 201],
-    description="The version of the campaign's name and house rules (a strong tag): send it "
+CAMPAIGN_ETAG = etag_header(
+    "The version of the campaign's name and house rules (a strong tag): send it "
     "back in `If-Match` to change the house rules only as you saw them.",
 )
-BATTLE_ETAG = OpenApiParameter(
-    "ETag",
-    OpenApiTypes.STR,
-    OpenApiParameter.HEADER,
-    response=[200, 201],
-    description="The version of the battle: its status and the house rules it would be "
+BATTLE_ETAG = etag_header(
+    "The version of the battle: its status and the house rules it would be "
     "scored with now (a strong tag). Send it back in `If-Match` to confirm or void it "
     "only as you saw it.",
 )
-FORCE_ETAG = OpenApiParameter(
-    "ETag",
-    OpenApiTypes.STR,
-    OpenApiParameter.HEADER,
-    response=[200, 201],
-    description="The version of the campaign force (a strong tag): its members and levels, "
+FORCE_ETAG = etag_header(
+    "The version of the campaign force (a strong tag): its members and levels, "
     "Resources, record and retirement. Every write to it answers its new tag.",
 )
-LEVEL_UP_ETAG = OpenApiParameter(
-    "ETag",
-    OpenApiTypes.STR,
-    OpenApiParameter.HEADER,
-    response=[200, 201],
-    description="The version of the campaign copy's roster (a strong tag, as "
+LEVEL_UP_ETAG = etag_header(
+    "The version of the campaign copy's roster (a strong tag, as "
     "`/api/v1/rosters/{id}/` answers it): send it in `If-Match` to change that roster "
     "only as the level-up left it.",
 )
-ENTRY_ETAG = OpenApiParameter(
-    "ETag",
-    OpenApiTypes.STR,
-    OpenApiParameter.HEADER,
-    response=[201],
-    description="The ledger entry's tag (a strong tag; entries never change, R15).",
+ENTRY_ETAG = etag_header(
+    "The ledger entry's tag (a strong tag; entries never change, R15).",
+    statuses=(201,),
 )
 IF_MATCH = OpenApiParameter(
     "If-Match",

@@ -22,6 +22,8 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
 
 from drf_spectacular import openapi
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter
 from rest_framework import serializers
 from rest_framework.authentication import SessionAuthentication
 
@@ -209,6 +211,20 @@ DESCRIPTIONS = {
     "503": "The site cannot reach its database or cache just now; retry after "
     "`Retry-After` seconds.",
 }
+
+
+def etag_header(description: str, *, statuses: Iterable[int] = (200, 201)) -> OpenApiParameter:
+    """The `ETag` an operation's answers carry, with what its version covers: one shape
+    for every API object's tag (strong, as `dbd_site.preconditions` makes them)."""
+    return OpenApiParameter(
+        "ETag",
+        OpenApiTypes.STR,
+        OpenApiParameter.HEADER,
+        response=list(statuses),
+        description=description,
+    )
+
+
 LOCATION = {
     "description": "The address of what was made (or of what shows it).",
     "schema": {"type": "string", "format": "uri"},

@@ -20,7 +20,7 @@ from dbd_site.compression import shows_secret
 from dbd_site.errors import INPUT_CODES, Invalid
 from dbd_site.inputs import whole_number
 from dbd_site.parsers import JSONParser
-from dbd_site.schema import answers
+from dbd_site.schema import answers, etag_header
 from events import selectors, serializers, services, tags
 from events.models import Webhook
 from idempotency.decorators import idempotent
@@ -113,12 +113,8 @@ class EventFeedView(EventsApiView):
         )
 
 
-ETAG = OpenApiParameter(
-    "ETag",
-    OpenApiTypes.STR,
-    OpenApiParameter.HEADER,
-    response=[200, 201],
-    description="The webhook's version (a strong tag): its URL, kinds, active flag and "
+ETAG = etag_header(
+    "The webhook's version (a strong tag): its URL, kinds, active flag and "
     "the rotated-out secret's expiry.",
 )
 

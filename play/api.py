@@ -31,7 +31,7 @@ from dbd_site.compression import shows_secret
 from dbd_site.errors import NOT_FOUND_CODES, Invalid, NotFound
 from dbd_site.inputs import is_whole_number, whole_number
 from dbd_site.parsers import JSONParser
-from dbd_site.schema import answers
+from dbd_site.schema import answers, etag_header
 from idempotency.decorators import idempotent
 from idempotency.schema import IDEMPOTENCY_KEY
 from play import actions, presenters, selectors, serializers, services, sharing, table
@@ -69,13 +69,9 @@ IF_MATCH = OpenApiParameter(
     description="Act only if the battle is still at this `ETag` (else 412). Compared "
     "strongly: a weak tag (`W/...`) never matches.",
 )
-ETAG = OpenApiParameter(
-    "ETag",
-    OpenApiTypes.STR,
-    OpenApiParameter.HEADER,
-    response=[200, 201, 304],
-    description="The battle's version (a strong tag; `-gzip` at its end when the answer is "
-    "compressed).",
+ETAG = etag_header(
+    "The battle's version (a strong tag; `-gzip` at its end when the answer is compressed).",
+    statuses=(200, 201, 304),
 )
 
 

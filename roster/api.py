@@ -39,7 +39,7 @@ from dbd_site import preconditions
 from dbd_site.compression import shows_secret
 from dbd_site.errors import Invalid, Problem
 from dbd_site.parsers import JSONParser
-from dbd_site.schema import answers
+from dbd_site.schema import answers, etag_header
 from idempotency.decorators import idempotent
 from idempotency.schema import IDEMPOTENCY_KEY
 from roster import cache_keys, documents, engine, policy, selectors, serializers, services
@@ -152,14 +152,11 @@ IF_NONE_MATCH = OpenApiParameter(
     OpenApiParameter.HEADER,
     description="The `ETag` of an earlier answer: 304, no body, while the force is unchanged.",
 )
-ETAG = OpenApiParameter(
-    "ETag",
-    OpenApiTypes.STR,
-    OpenApiParameter.HEADER,
-    response=[200, 201, 304],
-    description="The force's version (a strong tag; `-gzip` at its end when the answer is "
+ETAG = etag_header(
+    "The force's version (a strong tag; `-gzip` at its end when the answer is "
     "compressed): send it back in `If-Match` to change this version only, or in "
     "`If-None-Match` to get 304 while it is unchanged.",
+    statuses=(200, 201, 304),
 )
 
 

@@ -30,7 +30,7 @@ from rest_framework.reverse import reverse
 
 from dbd_site import preconditions
 from dbd_site.errors import INPUT_CODES
-from dbd_site.schema import answers
+from dbd_site.schema import answers, etag_header
 from rules import selectors
 from rules.loader import get_catalogue
 from rules.models import Equipment
@@ -55,12 +55,9 @@ CACHED = [
         description="The `ETag` of an earlier answer: 304, no body, while the catalogue is "
         "unchanged.",
     ),
-    OpenApiParameter(
-        "ETag",
-        OpenApiTypes.STR,
-        OpenApiParameter.HEADER,
-        response=[200, 304],
-        description="The catalogue's version: its edition and the digest of its content.",
+    etag_header(
+        "The catalogue's version: its edition and the digest of its content.",
+        statuses=(200, 304),
     ),
     OpenApiParameter(
         "Cache-Control",
