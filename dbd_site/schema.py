@@ -354,7 +354,9 @@ def _codes(path: str, method: str, operation: dict[str, Any]) -> dict[str, list[
         statuses.setdefault(str(HTTP_STATUS[kind]), set()).update(codes_of(kind))
     if method not in BODIES:
         statuses.pop("415", None)
-    return {status: sorted(codes) for status, codes in statuses.items() if codes}
+    # In order of status: the schema is the same document on every run (a set of kinds
+    # above iterates in an order of its own), so tools can diff it.
+    return {status: sorted(codes) for status, codes in sorted(statuses.items()) if codes}
 
 
 def error_content(codes: list[str]) -> dict[str, Any]:

@@ -3,6 +3,10 @@ one error model listing every declared code, `Location` on every 201, clean name
 API test's answers are checked against it besides (`tests/api_schema.py`)."""
 
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from rest_framework.test import APIClient
@@ -10,6 +14,8 @@ from rest_framework.test import APIClient
 from dbd_site.errors import declared_codes, statuses_of
 from tests.api_schema import problems_with, published_schema
 from tests.roster.builders import legal_force, signed_in
+
+ROOT = Path(__file__).resolve().parent.parent
 
 pytestmark = pytest.mark.django_db
 
@@ -258,3 +264,19 @@ def test_answers_are_left_open_to_keys_added_later(schema):
         if any(node.get("additionalProperties") is False for _, node in walk(components[name]))
     }
     assert closed == {"RosterDocument", "RosterMember", "CampaignDocument"}
+
+
+def test_the_schema_is_the_same_document_whatever_the_hash_seed(tmp_path):
+    """Tools diff the schema between releases: Python's string hashing, which orders sets,
+    must not reorder it."""
+    documents = []
+    for seed in ("1", "2"):
+        out = tmp_path / f"schema-{seed}.yaml"
+        subprocess.run(
+            [sys.executable, str(ROOT / "manage.py"), "spectacular", "--file", str(out)],
+            env={**os.environ, "PYTHONHASHSEED": seed, "DEBUG": "1"},
+            check=True,
+            capture_output=True,
+        )
+        documents.append(out.read_bytes())
+    assert documents[0] == documents[1]
